@@ -1,0 +1,139 @@
+"""Django admin for shops, senders, staff, customers and the consent log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from tenants.admin_scoping import TenantScopedAdmin, request_role, request_tenant_id
+from tenants.crypto import Secret
+from tenants.models import ConsentEvent, Customer, Tenant, TenantMembership, WhatsAppSender
+
+
+@admin.register(Tenant)
+class TenantAdmin(admin.ModelAdmin):
+    list_display = ("name", "slug", "status", "default_language", "created_at")
+    search_fields = ("name", "slug")
+    readonly_fields = ("id", "created_at", "updated_at")
+    fieldsets = (
+        (None, {"fields": ("id", "name", "slug", "status")}),
+        ("Persona", {"fields": ("bot_name", "bot_intro", "tone_style", "max_chattiness_level")}),
+        ("Languages", {"fields": ("default_language", "allowed_languages")}),
+        ("Commerce", {"fields": ("catalog_link_base", "payment_methods")}),
+        ("Rules", {"fields": ("escalation_rules", "compliance", "timezone", "handoff")}),
+        ("History", {"fields": ("created_at", "updated_at")}),
+    )
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Tenant]:
+        queryset = super().get_queryset(request)
+        if request.user.is_superuser:
+            return queryset
+        return queryset.filter(pk=request_tenant_id(request))
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        fields = tuple(super().get_readonly_fields(request, obj))
+        return fields if request.user.is_superuser else (*fields, "slug", "status")
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return bool(request.user.is_superuser or request_tenant_id(request))
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self.has_module_permission(request)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return bool(request.user.is_superuser or request_role(request) == "owner")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return bool(request.user.is_superuser)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return bool(request.user.is_superuser)
+
+
+class SenderForm(forms.ModelForm):
+    """The auth token is write-only: never rendered back, blank keeps the stored one."""
+
+    twilio_auth_token = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="Stored encrypted. Leave blank to keep the current token.",
+    )
+
+    class Meta:
+        model = WhatsAppSender
+        fields = (
+            "tenant",
+            "phone_e164",
+            "label",
+            "twilio_account_sid",
+            "twilio_auth_token",
+            "is_active",
+        )
+
+    def clean_twilio_auth_token(self) -> Secret:
+        token = self.cleaned_data.get("twilio_auth_token") or ""
+        if token:
+            return Secret(token)
+        if self.instance.pk and self.instance.twilio_auth_token:
+            return self.instance.twilio_auth_token
+        raise forms.ValidationError("An auth token is required for a new sender.")
+
+
+@admin.register(WhatsAppSender)
+class WhatsAppSenderAdmin(TenantScopedAdmin):
+    form = SenderForm
+    list_display = ("phone_e164", "label", "masked_token", "is_active", "tenant")
+    search_fields = ("phone_e164", "label")
+
+    @admin.display(description="Auth token")
+    def masked_token(self, obj: WhatsAppSender) -> str:
+        return obj.twilio_auth_token.masked() if obj.twilio_auth_token else "—"
+
+
+@admin.register(TenantMembership)
+class TenantMembershipAdmin(TenantScopedAdmin):
+    list_display = ("user", "role", "tenant", "created_at")
+    list_filter = ("role",)
+    search_fields = ("user__username",)
+
+
+@admin.register(Customer)
+class CustomerAdmin(TenantScopedAdmin):
+    agent_can_change = True
+    list_display = (
+        "phone_e164",
+        "display_name",
+        "language_preference",
+        "marketing_opt_in",
+        "last_seen",
+        "tenant",
+    )
+    list_filter = ("language_preference", "marketing_opt_in", "notifications_opt_in")
+    search_fields = ("phone_e164", "display_name")
+    readonly_fields = (
+        "marketing_opt_in",
+        "notifications_opt_in",
+        "consent_withdrawn_at",
+        "first_seen",
+        "last_seen",
+    )
+
+
+@admin.register(ConsentEvent)
+class ConsentEventAdmin(TenantScopedAdmin):
+    list_display = ("customer", "kind", "action", "source", "created_at", "tenant")
+    list_filter = ("kind", "action", "source")
+    search_fields = ("customer__phone_e164",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

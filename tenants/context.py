@@ -1,0 +1,100 @@
+"""The current tenant, made per transaction for PostgreSQL Row-Level Security.
+
+Every tenant-owned table has a policy comparing `tenant_id` with the transaction-local
+setting `tulia.tenant_id`. `tenant_context` opens a transaction (or savepoint), sets it,
+and restores the previous value on the way out, so nothing leaks to the next unit of
+work on a pooled connection. Outside any context the setting is empty and tenant-owned
+tables look empty: a missing tenant means nothing, never "all".
+
+`operator_context` is the one explicit way to see across tenants (superusers in admin,
+platform maintenance); every use names its reason.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from uuid import UUID
+
+from django.db import connection, transaction
+
+TENANT_SETTING = "tulia.tenant_id"
+OPERATOR_SETTING = "tulia.operator"
+STAFF_USER_SETTING = "tulia.user_id"
+
+_current_tenant: contextvars.ContextVar[UUID | None] = contextvars.ContextVar(
+    "tulia_current_tenant", default=None
+)
+logger = logging.getLogger("tulia.security")
+
+
+class TenantContextError(RuntimeError):
+    """Tenant context used wrongly: missing tenant, or switching tenant mid-transaction."""
+
+
+def current_tenant_id() -> UUID | None:
+    """The tenant of the innermost `tenant_context`, or None outside one."""
+    return _current_tenant.get()
+
+
+def require_tenant_id() -> UUID:
+    tenant_id = _current_tenant.get()
+    if tenant_id is None:
+        raise TenantContextError("this operation needs a tenant context")
+    return tenant_id
+
+
+def _coerce(tenant_id: UUID | str) -> UUID:
+    if tenant_id is None or tenant_id == "":
+        raise TenantContextError("tenant_id is required")
+    try:
+        return tenant_id if isinstance(tenant_id, UUID) else UUID(str(tenant_id))
+    except ValueError as exc:
+        raise TenantContextError(f"not a tenant id: {tenant_id!r}") from exc
+
+
+@contextmanager
+def _local_setting(name: str, value: str) -> Iterator[None]:
+    """Set a transaction-local setting inside an atomic block, restoring it after."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT current_setting(%s, true), set_config(%s, %s, true)", [name, name, value]
+        )
+        previous = cursor.fetchone()[0] or ""
+        yield
+        # Only reached on success; on error the (savepoint) rollback restores the value.
+        cursor.execute("SELECT set_config(%s, %s, true)", [name, previous])
+
+
+@contextmanager
+def tenant_context(tenant_id: UUID | str) -> Iterator[UUID]:
+    """Run the block as `tenant_id`: queries see and write only that tenant's rows."""
+    wanted = _coerce(tenant_id)
+    active = _current_tenant.get()
+    if active is not None and active != wanted:
+        raise TenantContextError("cannot switch tenant inside another tenant's context")
+    token = _current_tenant.set(wanted)
+    try:
+        with _local_setting(TENANT_SETTING, str(wanted)):
+            yield wanted
+    finally:
+        _current_tenant.reset(token)
+
+
+@contextmanager
+def operator_context(reason: str) -> Iterator[None]:
+    """See every tenant's rows, for platform operators only. `reason` is logged."""
+    if not reason:
+        raise TenantContextError("operator_context needs a reason")
+    logger.info("operator context opened: %s", reason)
+    with _local_setting(OPERATOR_SETTING, "on"):
+        yield
+
+
+@contextmanager
+def staff_identity(user_id: int) -> Iterator[None]:
+    """Let a signed-in staff user read their own memberships before a tenant is known."""
+    with _local_setting(STAFF_USER_SETTING, str(int(user_id))):
+        yield

@@ -1,0 +1,55 @@
+"""Shared fixtures: two tenants in every setup, the second one a stranger."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from tenants.context import operator_context
+from tenants.models import Tenant
+from tenants.services import create_tenant, register_whatsapp_sender
+
+TWILIO_SID_A = "AC" + "a" * 32
+TWILIO_SID_B = "AC" + "b" * 32
+
+
+@pytest.fixture
+def make_tenant(db: Any) -> Callable[..., Tenant]:
+    counter = iter(range(1, 10_000))
+
+    def build(**fields: Any) -> Tenant:
+        n = next(counter)
+        fields.setdefault("slug", f"shop-{n}")
+        fields.setdefault("name", f"Shop {n}")
+        return create_tenant(**fields)
+
+    return build
+
+
+@pytest.fixture
+def tenant(make_tenant: Callable[..., Tenant]) -> Tenant:
+    shop = make_tenant(slug="kicks", name="Kicks Nairobi", payment_methods=["mpesa_stk"])
+    register_whatsapp_sender(
+        shop.id, phone="+254711000001", account_sid=TWILIO_SID_A, auth_token="token-a-123456789"
+    )
+    return shop
+
+
+@pytest.fixture
+def stranger(make_tenant: Callable[..., Tenant]) -> Tenant:
+    """Another tenant that must never see, nor be touched by, `tenant`'s activity."""
+    shop = make_tenant(
+        slug="mama-mboga", name="Mama Mboga", default_language="sw", allowed_languages=["sw", "en"]
+    )
+    register_whatsapp_sender(
+        shop.id, phone="+254711000002", account_sid=TWILIO_SID_B, auth_token="token-b-987654321"
+    )
+    return shop
+
+
+@pytest.fixture
+def as_operator(db: Any) -> Iterator[None]:
+    with operator_context("test inspection"):
+        yield

