@@ -72,6 +72,13 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "tenants.apps.TenantsConfig",
+    "tulia.conversations.apps.ConversationsConfig",
+    "tulia.whatsapp.apps.WhatsappConfig",
+    "tulia.commerce.apps.CommerceConfig",
+    "tools.apps.ToolsConfig",
+    "payments.apps.PaymentsConfig",
+    "kb.apps.KbConfig",
+    "journeys.apps.JourneysConfig",
 ]
 
 MIDDLEWARE = [
@@ -123,7 +130,7 @@ DATABASES = {
     )
 }
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-DATABASES["default"]["TEST"] = {"NAME": "test_tulia"}
+DATABASES["default"]["TEST"] = {"NAME": env_str("TULIA_TEST_DB", "test_tulia")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = _store_url("REDIS_URL", embedded.ensure_redis)

@@ -1,7 +1,7 @@
 """Top-level URL map."""
 
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 
 from tulia import health
 
@@ -13,4 +13,6 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("admin/", admin.site.urls),
+    path("whatsapp/", include("tulia.whatsapp.urls")),
+    path("payments/", include("payments.urls")),
 ]

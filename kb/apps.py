@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class KbConfig(AppConfig):
+    name = "kb"
+    label = "kb"
+    verbose_name = "Knowledge base"
+    default_auto_field = "django.db.models.BigAutoField"
