@@ -15,4 +15,5 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("whatsapp/", include("tulia.whatsapp.urls")),
     path("payments/", include("payments.urls")),
+    path("api/v1/", include("tulia.api.urls")),
 ]

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from importlib import import_module
 from typing import Any
 
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from tenants.demo import seed_tenants
+from tenants.models import Tenant
+
+# Each app that has demo data adds its seeder here: "module:function", called with the
+# demo tenants in order. Seeders must be idempotent.
+DEMO_SEEDERS: Sequence[str] = ()
+
+
+def _load(path: str) -> Callable[[list[Tenant]], object]:
+    module, _, name = path.partition(":")
+    seeder: Callable[[list[Tenant]], object] = getattr(import_module(module), name)
+    return seeder
 
 
 class Command(BaseCommand):
@@ -16,5 +29,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         with transaction.atomic():
             tenants = seed_tenants()
+            for path in DEMO_SEEDERS:
+                _load(path)(tenants)
         for tenant in tenants:
             self.stdout.write(f"seeded {tenant.slug}")
