@@ -8,6 +8,7 @@ class TenantsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from tenants import checks  # noqa: F401 - registers the system checks
         from tenants.rls import apply_row_level_security
 
         post_migrate.connect(
