@@ -23,6 +23,7 @@ from tulia.env import (
     env_list,
     env_str,
 )
+from tulia.observability.logs import configure_structlog, logging_config, silence_noisy_libraries
 from tulia.secrets_store import dev_secret
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -82,6 +83,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "tulia.observability.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -203,16 +205,13 @@ if IS_PRODUCTION:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env_str("TULIA_LOG_LEVEL", "INFO")},
-    "loggers": {
-        "tulia.security": {"level": "INFO"},
-        "pgserver": {"level": "WARNING"},
-    },
-}
+LOGGING = logging_config(
+    env_str("TULIA_LOG_LEVEL", "INFO") or "INFO",
+    json=env_bool("TULIA_LOG_JSON", default=TULIA_PROFILE != "dev"),
+)
+configure_structlog()
+silence_noisy_libraries()
+TULIA_METRICS_TOKEN = env_str("TULIA_METRICS_TOKEN", "")
 
 # --- Product knobs -------------------------------------------------------------------
 TULIA_READYZ_TIMEOUT_SECONDS = env_float("TULIA_READYZ_TIMEOUT_SECONDS", 2.0, minimum=0.1)

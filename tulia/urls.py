@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from tulia import health
+from tulia.observability.views import metrics_view
 
 admin.site.site_header = "Tulia shop admin"
 admin.site.site_title = "Tulia"
@@ -12,6 +13,7 @@ admin.site.index_title = "Your shop"
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
+    path("metrics", metrics_view, name="metrics"),
     path("admin/", admin.site.urls),
     path("whatsapp/", include("tulia.whatsapp.urls")),
     path("payments/", include("payments.urls")),

@@ -1,0 +1,102 @@
+"""Structured JSON logs through structlog, for our loggers and Django's and Celery's alike.
+
+Every line carries the bound identity (request_id, tenant_id, conversation_id). A
+scrubbing step masks values under secret-looking keys and known secret shapes, so a
+token passed to a log call by mistake does not reach the log store.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import MutableMapping
+from typing import Any
+
+import structlog
+
+SECRET_KEYS = re.compile(
+    r"(pass(word|key)?|secret|token|authorization|api[_-]?key|signature|credential)", re.I
+)
+SECRET_SHAPES = [
+    re.compile(r"fernet:[A-Za-z0-9_\-=]+"),
+    re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}"),
+    re.compile(r"\bsk-[A-Za-z0-9]{16,}"),
+]
+MASK = "[redacted]"
+
+
+def _scrub_text(text: str) -> str:
+    for shape in SECRET_SHAPES:
+        text = shape.sub(MASK, text)
+    return text
+
+
+def scrub_secrets(
+    _logger: Any, _method: str, event: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
+    for key, value in list(event.items()):
+        if key != "event" and SECRET_KEYS.search(key):
+            event[key] = MASK
+        elif isinstance(value, str):
+            event[key] = _scrub_text(value)
+    return event
+
+
+SHARED_PROCESSORS: list[Any] = [
+    structlog.contextvars.merge_contextvars,
+    structlog.stdlib.add_log_level,
+    structlog.stdlib.add_logger_name,
+    structlog.processors.TimeStamper(fmt="iso", utc=True),
+    structlog.stdlib.ExtraAdder(),
+]
+
+
+def logging_config(level: str, *, json: bool) -> dict[str, Any]:
+    """A dictConfig for Django's LOGGING: stdlib records rendered by structlog."""
+    renderer = (
+        structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer(colors=False)
+    )
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {
+            "structured": {
+                "()": structlog.stdlib.ProcessorFormatter,
+                "foreign_pre_chain": SHARED_PROCESSORS,
+                "processors": [
+                    structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                    structlog.processors.format_exc_info,
+                    scrub_secrets,
+                    renderer,
+                ],
+            }
+        },
+        "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "structured"}},
+        "root": {"handlers": ["console"], "level": level},
+        "loggers": {
+            "pgserver": {"level": "WARNING"},
+            "celery.redirected": {"level": "WARNING"},
+        },
+    }
+
+
+def configure_structlog() -> None:
+    structlog.configure(
+        processors=[
+            *SHARED_PROCESSORS,
+            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
+        ],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=True,
+    )
+
+
+def get_logger(name: str) -> structlog.stdlib.BoundLogger:
+    logger: structlog.stdlib.BoundLogger = structlog.get_logger(name)
+    return logger
+
+
+def silence_noisy_libraries() -> None:
+    # httpx logs every request URL at INFO, and provider URLs can carry tokens.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
