@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import time
@@ -40,16 +41,20 @@ def test_a_malicious_request_id_is_replaced(client) -> None:
 
 
 def _capture_json_log(emit) -> dict:
-    logging.config.dictConfig(logging_config("INFO", json=True))
-    stream_handler = logging.getLogger().handlers[0]
-    records: list[str] = []
-    original_emit = stream_handler.emit
-    stream_handler.emit = lambda record: records.append(stream_handler.format(record))
+    """Render what `emit` logs through the production formatter; return the last line."""
+    config = logging_config("INFO", json=True)
+    formatter_spec = dict(config["formatters"]["structured"])
+    formatter_class = formatter_spec.pop("()")
+    buffer = io.StringIO()
+    handler = logging.StreamHandler(buffer)
+    handler.setFormatter(formatter_class(**formatter_spec))
+    root = logging.getLogger()
+    root.addHandler(handler)
     try:
         emit()
     finally:
-        stream_handler.emit = original_emit
-    return json.loads(records[-1])
+        root.removeHandler(handler)
+    return json.loads(buffer.getvalue().strip().splitlines()[-1])
 
 
 def test_log_lines_are_json_with_the_bound_identity() -> None:
