@@ -214,4 +214,6 @@ silence_noisy_libraries()
 TULIA_METRICS_TOKEN = env_str("TULIA_METRICS_TOKEN", "")
 
 # --- Product knobs -------------------------------------------------------------------
+TULIA_RATE_CUSTOMER_PER_MINUTE = env_int("TULIA_RATE_CUSTOMER_PER_MINUTE", 20, minimum=1)
+TULIA_RATE_TENANT_PER_MINUTE = env_int("TULIA_RATE_TENANT_PER_MINUTE", 6000, minimum=1)
 TULIA_READYZ_TIMEOUT_SECONDS = env_float("TULIA_READYZ_TIMEOUT_SECONDS", 2.0, minimum=0.1)

@@ -1,0 +1,29 @@
+"""Gunicorn settings for the web container (values come from the environment)."""
+
+import os
+import shutil
+from pathlib import Path
+
+bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
+workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+threads = int(os.environ.get("GUNICORN_THREADS", "4"))
+timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
+graceful_timeout = 20
+keepalive = 5
+accesslog = "-"
+max_requests = 2000  # recycle workers to bound slow leaks
+max_requests_jitter = 200
+
+
+def on_starting(server: object) -> None:
+    """Start every deployment with an empty metrics folder (stale pids skew counters)."""
+    folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
+        Path(folder).mkdir(parents=True, exist_ok=True)
+
+
+def child_exit(server: object, worker: object) -> None:
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)  # type: ignore[attr-defined]
