@@ -32,7 +32,7 @@ pytest:
 	$(BIN)/pytest -p xdist -n $${PYTEST_WORKERS:-2} --durations=10
 
 bench: install
-	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+	$(BIN)/python bench/run_all.py
 
 # Re-resolve the pinned dependency set after editing requirements.in.
 lock: install

@@ -29,7 +29,9 @@ from tulia.secrets_store import dev_secret
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 TULIA_PROFILE = env_choice(
-    "TULIA_PROFILE", ("dev", "test", "production"), "test" if "pytest" in sys.modules else "dev"
+    "TULIA_PROFILE",
+    ("dev", "test", "bench", "production"),
+    "test" if "pytest" in sys.modules else "dev",
 )
 IS_PRODUCTION = TULIA_PROFILE == "production"
 _LOCAL_DIR = None if IS_PRODUCTION else embedded.data_dir(TULIA_PROFILE)
