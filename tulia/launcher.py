@@ -83,6 +83,20 @@ def _wait_ready(url: str, timeout: float) -> bool:
     return False
 
 
+def _wait_worker(timeout: float) -> bool:
+    """True once a Celery worker answers a broadcast ping."""
+    from tulia.celery import app
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if app.control.ping(timeout=1.0):
+                return True
+        except OSError:  # the broker connection can still be settling; ask again
+            time.sleep(0.5)
+    return False
+
+
 def _banner(base: str) -> str:
     from tenants.demo import DEMO_PASSWORD, SHOPS
 
@@ -102,6 +116,11 @@ Tulia is running.
   Health:       {base}/healthz   {base}/readyz
 Press Ctrl-C to stop.
 """
+
+
+def _not_ready(web_ready: bool, worker_ready: bool) -> str:
+    broken = "web server" if not web_ready else "Celery worker"
+    return f"The {broken} did not become ready within a minute; see the log above."
 
 
 def _stop(children: list[subprocess.Popen[bytes]]) -> None:
@@ -125,8 +144,11 @@ def main() -> int:
     base = f"http://{args.bind}"
     children = _start_children(env, args.bind)
     try:
-        ready = _wait_ready(f"{base}/readyz", timeout=60)
-        print(_banner(base) if ready else "The web server did not become ready.", flush=True)  # noqa: T201
+        web_ready = _wait_ready(f"{base}/readyz", timeout=60)
+        worker_ready = web_ready and _wait_worker(timeout=60)
+        ready = web_ready and worker_ready
+        message = _banner(base) if ready else _not_ready(web_ready, worker_ready)
+        print(message, flush=True)  # noqa: T201
         if args.check or not ready:
             return 0 if ready else 1
         while all(child.poll() is None for child in children):
