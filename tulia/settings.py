@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "payments.apps.PaymentsConfig",
     "kb.apps.KbConfig",
     "journeys.apps.JourneysConfig",
+    "tulia.metering.apps.MeteringConfig",
 ]
 
 MIDDLEWARE = [
