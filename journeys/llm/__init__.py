@@ -1,0 +1,1 @@
+"""The LLM side of the engine: settings, circuit breaker, structured calls, cascade."""

@@ -1,0 +1,1 @@
+"""Deterministic natural-language understanding for English, Swahili and Sheng."""

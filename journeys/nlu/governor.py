@@ -1,0 +1,119 @@
+"""Conversation governor: business / casual / spam / abuse, and how many turns each gets.
+
+Classification reads the message plus the intent result. The counting policy (SPEC
+§5.2, per customer per tenant) is a pure function over `GovernorCounters`, which live in
+the ConversationState, so the turn persists them with everything else:
+
+- business: proceeds.
+- casual: allowed turns by chattiness level (0: none, 1: one short greeting, 2: two,
+  3: four); after that each casual message gets a redirect to business.
+- spam: two replies (a polite redirect), then silence.
+- abuse: silence from the first message (no reply at all).
+Business messages never reset the counters: alternating would otherwise buy unlimited
+small talk. Whoever starts a fresh conversation decides whether counters start at 0.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import Literal
+
+from journeys.nlu.corpus import DATA_DIR
+from journeys.nlu.intent import IntentResult
+from journeys.nlu.text import fold, tokens
+from journeys.state import ConversationState, GovernorClass
+
+LEXICON_FILE = DATA_DIR / "governor_lexicon.json"
+CASUAL_LIMITS = {0: 0, 1: 1, 2: 2, 3: 4}
+SPAM_LIMIT = 2
+CASUAL_MIN_CONFIDENCE = 0.5
+_URL = re.compile(r"https?://|www\.|\b[a-z0-9-]+\.(?:com|ke|net|org|ly|me|io)/", re.IGNORECASE)
+
+Action = Literal["proceed", "casual_reply", "redirect", "spam_reply", "disengage", "stop"]
+
+
+@dataclass(frozen=True, slots=True)
+class GovernorResult:
+    classification: GovernorClass
+    confidence: float
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class GovernorCounters:
+    casual_turns: int = 0
+    spam_turns: int = 0
+    abuse_turns: int = 0
+
+    @classmethod
+    def from_state(cls, state: ConversationState) -> GovernorCounters:
+        return cls(
+            casual_turns=state.get("casual_turns", 0),
+            spam_turns=state.get("spam_turns", 0),
+            abuse_turns=state.get("abuse_turns", 0),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GovernorDecision:
+    action: Action
+    counters: GovernorCounters
+
+    @property
+    def replies(self) -> bool:
+        return self.action not in ("disengage", "stop")
+
+
+@cache
+def _lexicon() -> dict[str, frozenset[str]]:
+    raw = json.loads(LEXICON_FILE.read_text(encoding="utf-8"))
+    return {key: frozenset(values) for key, values in raw.items() if not key.startswith("_")}
+
+
+def _is_abusive(text: str) -> bool:
+    lex, folded = _lexicon(), " ".join(tokens(text))
+    return bool(set(folded.split()) & lex["abuse_words"]) or any(
+        re.search(rf"\b{re.escape(p)}\b", folded) for p in lex["abuse_phrases"]
+    )
+
+
+def _is_spam(text: str) -> bool:
+    folded = fold(text)
+    if any(re.search(rf"\b{re.escape(p)}(?!')", folded) for p in _lexicon()["spam_phrases"]):
+        return True
+    # A link from a stranger with nothing else to say is the commonest bulk spam. Searched
+    # in the raw text: folding shortens letter runs, which would turn "www." into "ww.".
+    return bool(_URL.search(text)) and len(tokens(text)) <= 12
+
+
+def classify_governor(text: str, intent: IntentResult) -> GovernorResult:
+    if _is_abusive(text):
+        return GovernorResult("abuse", 0.95, "abuse_lexicon")
+    if _is_spam(text):
+        return GovernorResult("spam", 0.9, "spam_pattern")
+    if intent.intent == "spam_casual" and intent.confidence >= CASUAL_MIN_CONFIDENCE:
+        return GovernorResult("casual", intent.confidence, "intent_spam_casual")
+    fallback = intent.confidence if intent.intent == "spam_casual" else 0.0
+    casual_share = intent.scores.get("spam_casual", fallback)
+    return GovernorResult("business", round(1.0 - casual_share, 3), "default")
+
+
+def govern(
+    classification: GovernorClass, counters: GovernorCounters, chattiness_level: int
+) -> GovernorDecision:
+    """The action for this turn and the counters to persist (pure)."""
+    if classification == "abuse":
+        return GovernorDecision("stop", replace(counters, abuse_turns=counters.abuse_turns + 1))
+    if classification == "spam":
+        spam_turns = counters.spam_turns + 1
+        action: Action = "spam_reply" if spam_turns <= SPAM_LIMIT else "disengage"
+        return GovernorDecision(action, replace(counters, spam_turns=spam_turns))
+    if classification == "casual":
+        casual_turns = counters.casual_turns + 1
+        limit = CASUAL_LIMITS[max(0, min(3, chattiness_level))]
+        action = "casual_reply" if casual_turns <= limit else "redirect"
+        return GovernorDecision(action, replace(counters, casual_turns=casual_turns))
+    return GovernorDecision("proceed", counters)

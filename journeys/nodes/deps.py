@@ -1,0 +1,18 @@
+"""What nodes need besides state and identity: today only the optional LLM gateway."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from journeys.llm.gateway import LLMGateway
+from journeys.llm.settings import LLMSettings
+
+
+@dataclass(frozen=True, slots=True)
+class EngineDeps:
+    gateway: LLMGateway | None = None  # None: every node deterministic
+
+    @classmethod
+    def from_env(cls) -> EngineDeps:
+        settings = LLMSettings.from_env()
+        return cls(gateway=LLMGateway(settings) if settings.enabled else None)

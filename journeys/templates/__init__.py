@@ -1,0 +1,1 @@
+"""WhatsApp reply templates in English, Swahili and Sheng (deterministic text nodes)."""

@@ -1,0 +1,168 @@
+"""Deterministic implementations of the text-output LLM nodes (SPEC §5.4).
+
+Each renderer is handed the facts a tool produced this turn and only arranges them:
+prices, statuses, totals and policy text come in as arguments and are printed as
+given (prices in *bold*), never computed or made up here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Literal
+
+from journeys.templates.library import ReplyKey, fill, format_money, lookup
+
+MAX_OPTIONS = 6  # WhatsApp shortlist cap (Property 6)
+MAX_SNIPPET_CHARS = 600
+
+
+@dataclass(frozen=True, slots=True)
+class OptionFact:
+    name: str
+    price: Decimal | None
+    currency: str = "KES"
+    note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SnippetFact:
+    title: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class OfferFact:
+    title: str
+    detail: str | None = None
+
+
+def _price(amount: Decimal | None, currency: str) -> str:
+    return f"*{format_money(amount, currency)}*" if amount is not None else ""
+
+
+def _option_line(number: int, option: OptionFact) -> str:
+    parts = [f"{number}. {option.name}", _price(option.price, option.currency), option.note]
+    return " — ".join(part for part in parts if part)
+
+
+def catalog_present_options(
+    key: ReplyKey,
+    language: str,
+    *,
+    query: str,
+    options: Sequence[OptionFact],
+    total: int | None = None,
+    link: str | None = None,
+) -> str:
+    """A numbered shortlist of at most six items, with the deep link when there are more."""
+    if not options:
+        if link:
+            return fill(key, language, "catalog_link", link=link)
+        return fill(key, language, "no_results", query=query)
+    shown = list(options)[:MAX_OPTIONS]
+    lines = [fill(key, language, "options_intro", query=query)]
+    lines += [_option_line(i, option) for i, option in enumerate(shown, start=1)]
+    if link and total is not None and total > len(shown):
+        lines.append(fill(key, language, "options_more", total=total, link=link))
+    lines.append(fill(key, language, "options_footer"))
+    return "\n".join(lines)
+
+
+def catalog_link(key: ReplyKey, language: str, *, link: str) -> str:
+    return fill(key, language, "catalog_link", link=link)
+
+
+def product_disambiguate(
+    key: ReplyKey,
+    language: str,
+    *,
+    item: str,
+    price: Decimal | None,
+    currency: str = "KES",
+    missing_attribute: str | None = None,
+    choices: Sequence[str] = (),
+    quantity: int | None = None,
+) -> str:
+    """Ask for the missing variant, then the quantity, then confirm item and unit price."""
+    if missing_attribute:
+        numbered = ", ".join(f"{i}) {choice}" for i, choice in enumerate(choices, start=1))
+        return fill(
+            key, language, "ask_variant", item=item, attribute=missing_attribute, choices=numbered
+        )
+    if quantity is None or price is None:
+        return fill(key, language, "ask_quantity", item=item)
+    unit = format_money(price, currency)
+    return fill(key, language, "confirm_item", item=item, quantity=quantity, price=unit)
+
+
+def support_rag_answer(key: ReplyKey, language: str, *, snippets: Sequence[SnippetFact]) -> str:
+    """Quote the retrieved text and cite the document titles; nothing retrieved, say so."""
+    if not snippets:
+        return fill(key, language, "support_no_context")
+    answer = "\n".join(s.text.strip() for s in snippets)[:MAX_SNIPPET_CHARS].strip()
+    titles = ", ".join(dict.fromkeys(s.title for s in snippets))
+    return fill(key, language, "support_answer", answer=answer, sources=titles)
+
+
+def offers_answer(key: ReplyKey, language: str, *, offers: Sequence[OfferFact]) -> str:
+    if not offers:
+        return fill(key, language, "offers_none")
+    lines = [fill(key, language, "offers_intro")]
+    for i, offer in enumerate(offers[:MAX_OPTIONS], start=1):
+        lines.append(f"{i}. *{offer.title}*" + (f" — {offer.detail}" if offer.detail else ""))
+    return "\n".join(lines)
+
+
+def coupon_result(
+    key: ReplyKey,
+    language: str,
+    *,
+    total: Decimal | None,
+    currency: str = "KES",
+    reason: str | None = None,
+) -> str:
+    if total is None:
+        return fill(key, language, "coupon_rejected", reason=reason or "?")
+    return fill(key, language, "coupon_applied", total=format_money(total, currency))
+
+
+def order_status_response(
+    key: ReplyKey,
+    language: str,
+    *,
+    reference: str | None,
+    order_status: str | None,
+    payment_status: str | None,
+) -> str:
+    """Statuses come from the order record; an unlisted value reads as "not confirmed"."""
+    if reference is None:
+        return fill(key, language, "order_not_found")
+    return fill(
+        key,
+        language,
+        "order_status",
+        reference=reference,
+        order_status=lookup(language, "status", order_status or "unknown"),
+        payment_status=lookup(language, "status", payment_status or "unknown"),
+    )
+
+
+def prefs_consent_response(
+    key: ReplyKey,
+    language: str,
+    *,
+    change: Literal["language", "notifications"],
+    new_language: str | None = None,
+    summary: str | None = None,
+) -> str:
+    if change == "language":
+        name = lookup(language, "language_name", new_language or "en", default_key="en")
+        return fill(key, language, "prefs_language", language=name)
+    return fill(key, language, "prefs_notifications", summary=summary or "")
+
+
+def handoff_message(key: ReplyKey, language: str, *, ticket: str, team_available: bool) -> str:
+    when = fill(key, language, "handoff_when_open" if team_available else "handoff_when_closed")
+    return fill(key, language, "handoff", ticket=ticket, when=when)

@@ -1,0 +1,87 @@
+"""Governor classification and the per-level casual/spam/abuse counting policy."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from journeys.nlu.governor import CASUAL_LIMITS, GovernorCounters, classify_governor, govern
+from journeys.nlu.intent import classify_intent
+
+
+def _run(classification: str, turns: int, level: int = 2) -> list[str]:
+    counters, actions = GovernorCounters(), list[str]()
+    for _ in range(turns):
+        decision = govern(classification, counters, level)  # type: ignore[arg-type]
+        counters = decision.counters
+        actions.append(decision.action)
+    return actions
+
+
+@pytest.mark.parametrize(("level", "allowed"), [(0, 0), (1, 1), (2, 2), (3, 4)])
+def test_casual_turns_allowed_by_chattiness_level_then_redirect(level: int, allowed: int) -> None:
+    actions = _run("casual", 6, level)
+    assert actions == ["casual_reply"] * allowed + ["redirect"] * (6 - allowed)
+
+
+def test_spam_gets_two_replies_then_silence() -> None:
+    assert _run("spam", 4) == ["spam_reply", "spam_reply", "disengage", "disengage"]
+
+
+def test_abuse_stops_on_the_first_message() -> None:
+    decision = govern("abuse", GovernorCounters(), 3)
+    assert (decision.action, decision.replies) == ("stop", False)
+
+
+def test_business_proceeds_without_touching_counters() -> None:
+    counters = GovernorCounters(casual_turns=5, spam_turns=1)
+    assert govern("business", counters, 2).counters == counters
+
+
+def test_business_turns_do_not_reset_the_casual_allowance() -> None:
+    counters = govern("casual", GovernorCounters(), 1).counters
+    counters = govern("business", counters, 1).counters
+    assert govern("casual", counters, 1).action == "redirect"
+
+
+@pytest.mark.parametrize(
+    ("text", "classification"),
+    [
+        ("mambo", "casual"),
+        ("sasa msee", "casual"),
+        ("thank you", "casual"),
+        ("nataka viatu size 42", "business"),
+        ("this service is useless, where is my order", "business"),
+        ("wewe ni mjinga", "abuse"),
+        ("you stupid bot", "abuse"),
+        ("Congratulations! you have won 50,000. Click here", "spam"),
+        ("bonyeza hapa upate mkopo", "spam"),
+        ("http://bit.ly/free-money", "spam"),
+        ("you won't believe how fast delivery was", "business"),
+        ("nataka chakula ya mbwa", "business"),
+    ],
+)
+def test_classifies_business_casual_spam_and_abuse(text: str, classification: str) -> None:
+    assert classify_governor(text, classify_intent(text)).classification == classification
+
+
+_CLASSES = st.sampled_from(["business", "casual", "spam", "abuse"])
+
+
+@settings(max_examples=200)
+@given(sequence=st.lists(_CLASSES, max_size=30), level=st.integers(0, 3))
+def test_no_sequence_of_messages_exceeds_the_limits(sequence, level) -> None:
+    """Feature: tulia-ai-v2-langgraph-refactor, Property 9: Conversation Governance.
+
+    Whatever order messages come in, casual replies never exceed the level's allowance,
+    spam gets at most two replies, abuse none, and business always proceeds."""
+    counters, actions = GovernorCounters(), []
+    for classification in sequence:
+        decision = govern(classification, counters, level)
+        counters = decision.counters
+        actions.append((classification, decision.action))
+    assert sum(a == "casual_reply" for _, a in actions) <= CASUAL_LIMITS[level]
+    assert sum(a == "spam_reply" for _, a in actions) <= 2
+    assert all(a == "stop" for c, a in actions if c == "abuse")
+    assert all(a == "proceed" for c, a in actions if c == "business")
