@@ -13,7 +13,7 @@ import statistics
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -31,7 +31,7 @@ from journeys.state import GOVERNOR_CLASSES, INTENTS, LANGS
 REPEATS = 20
 
 
-def _prf(pairs: list[tuple[str, str]], label: str) -> tuple[float, float, float, int]:
+def _prf(pairs: Sequence[tuple[str, str]], label: str) -> tuple[float, float, float, int]:
     tp = sum(gold == label and pred == label for gold, pred in pairs)
     predicted = sum(pred == label for _, pred in pairs)
     support = sum(gold == label for gold, _ in pairs)
@@ -43,7 +43,7 @@ def _prf(pairs: list[tuple[str, str]], label: str) -> tuple[float, float, float,
 
 def report_intents(examples: tuple[Example, ...]) -> dict[str, float]:
     results = [(ex, classify_intent(ex.text)) for ex in examples]
-    pairs = [(ex.intent, r.intent) for ex, r in results]
+    pairs: list[tuple[str, str]] = [(ex.intent, str(r.intent)) for ex, r in results]
     print(f"\nIntent (held-out n={len(examples)}, trained on {len(training_examples())})")
     print(f"{'intent':22} {'prec':>6} {'recall':>6} {'f1':>6} {'n':>4}")
     for label in INTENTS:
@@ -52,7 +52,7 @@ def report_intents(examples: tuple[Example, ...]) -> dict[str, float]:
     accuracy = sum(g == p for g, p in pairs) / len(pairs)
     macro_f1 = statistics.mean(_prf(pairs, label)[2] for label in INTENTS)
     print(f"accuracy {accuracy:.3f}   macro-F1 {macro_f1:.3f}")
-    bands = Counter(
+    bands: Counter[tuple[bool, str]] = Counter(
         (g == p, intent_band(r.confidence)) for (g, p), (_, r) in zip(pairs, results, strict=True)
     )
     for correct in (True, False):

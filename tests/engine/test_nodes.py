@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -131,7 +133,10 @@ def test_same_message_in_the_same_state_gives_the_same_turn(text, config, turn_c
     Running the governance nodes twice on one message and one state gives identical
     classifications, counters and reply text."""
     ctx = RunContext(tenant_id="t", customer_id="c", conversation_id="conv", request_id="r")
-    base = {**new_state(tenant_id="t", conversation_id="conv", request_id="r"), **config}
+    base = cast(
+        ConversationState,
+        {**new_state(tenant_id="t", conversation_id="conv", request_id="r"), **config},
+    )
     base["turn_count"] = turn_count
     state = {**base, **start_turn(base, text)}
     assert _run_turn(dict(state), ctx) == _run_turn(dict(state), ctx)
