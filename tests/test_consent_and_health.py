@@ -106,3 +106,29 @@ def test_production_requires_its_secrets() -> None:
         check=False,
     )
     assert "DJANGO_SECRET_KEY must be set when TULIA_PROFILE=production" in result.stderr
+
+
+@pytest.mark.django_db
+def test_production_settings_pass_djangos_deploy_checks() -> None:
+    from cryptography.fernet import Fernet
+    from django.conf import settings as live
+
+    env = {
+        **os.environ,
+        "TULIA_PROFILE": "production",
+        "DJANGO_SECRET_KEY": "x" * 20 + "-production-only-secret-key-value-0123456789",
+        "TULIA_FIELD_KEYS": Fernet.generate_key().decode(),
+        "DATABASE_URL": live.DATABASE_URL,
+        "REDIS_URL": live.REDIS_URL,
+        "DJANGO_ALLOWED_HOSTS": "api.tulia.example",
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
