@@ -10,6 +10,7 @@ import pytest
 from tenants.context import operator_context
 from tenants.models import Tenant
 from tenants.services import create_tenant, register_whatsapp_sender
+from tests import celery_support  # noqa: F401 - per-process queue, logging left alone
 
 TWILIO_SID_A = "AC" + "a" * 32
 TWILIO_SID_B = "AC" + "b" * 32

@@ -1,3 +1,10 @@
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, path
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from tulia.whatsapp import views
+
+app_name = "whatsapp"
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("inbound", views.inbound, name="inbound"),
+    path("status", views.status_callback, name="status"),
+]

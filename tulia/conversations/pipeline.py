@@ -1,0 +1,223 @@
+"""The turn pipeline: stored inbound messages → the turn handler → queued replies.
+
+A "thread" is one customer number talking to one of the tenant's senders. Its turns run
+one at a time under a leased Redis lock, oldest message first; whoever holds the lock
+keeps taking turns until the thread has nothing pending, so a burst is answered in
+order by one worker while other threads proceed on other workers.
+
+Exactly one reply per message: the replies, the new conversation state and the
+"processed" mark are written in one transaction. A crash before it commits leaves the
+messages unprocessed and the turn is run again (by the redelivered task or the
+sweeper); a crash after it commits has nothing left to redo.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+from django.db.models import F
+from django.utils import timezone
+
+from tenants.context import tenant_context
+from tenants.services import get_or_create_customer
+from tulia.conversations import locks
+from tulia.conversations.models import Conversation, InboundMessage
+from tulia.conversations.services import open_conversation
+from tulia.conversations.turns import TurnInput, TurnOutput, get_turn_handler
+from tulia.observability.tracing import traced
+from tulia.whatsapp.outbound import queue_reply
+from tulia.whatsapp.schemas import InboundContent
+
+logger = logging.getLogger(__name__)
+MAX_TURN_ATTEMPTS = 5
+MAX_MERGED = 10
+PENDING = (InboundMessage.Status.RECEIVED, InboundMessage.Status.PROCESSING)
+_APOLOGY = "Sorry, something went wrong on our side. Please send your message again."
+
+
+class ThreadBusy(Exception):
+    """Another worker holds this thread's lock; try again shortly."""
+
+
+class TurnFailed(Exception):
+    """The turn handler raised; the messages stay pending for a retry."""
+
+
+@dataclass
+class Batch:
+    tenant_id: UUID
+    sender_id: int
+    customer_id: int
+    conversation_id: int
+    conversation_status: str
+    state: dict[str, Any]
+    turn_number: int
+    message_ids: list[int] = field(default_factory=list)
+    contents: list[InboundContent] = field(default_factory=list)
+    request_id: str = ""
+    attempts: int = 0
+
+
+def debounce_seconds() -> float:
+    configured = getattr(settings, "TULIA_TURN_DEBOUNCE_SECONDS", None)
+    return float(configured or os.environ.get("TULIA_TURN_DEBOUNCE_SECONDS") or 0)
+
+
+def process_inbound(tenant_id: UUID | str, message_id: int) -> int:
+    """Run every pending turn of the message's thread; returns how many ran."""
+    with tenant_context(tenant_id) as tid:
+        anchor = (
+            InboundMessage.objects.filter(tenant_id=tid, pk=message_id, status__in=PENDING)
+            .values("sender_id", "from_e164")
+            .first()
+        )
+    if anchor is None:
+        return 0  # already processed (a duplicate task), failed for good, or not ours
+    with locks.hold(tid, "thread", anchor["sender_id"], anchor["from_e164"]) as held:
+        if not held.acquired:
+            raise ThreadBusy(f"thread of inbound message {message_id} is busy")
+        return _drain(held, tid, anchor["sender_id"], anchor["from_e164"])
+
+
+def _drain(held: locks.Held, tenant_id: UUID, sender_id: int, from_e164: str) -> int:
+    turns = 0
+    if debounce_seconds():
+        time.sleep(debounce_seconds())  # let a burst arrive, then answer it as one turn
+    while (batch := claim_batch(tenant_id, sender_id, from_e164)) is not None:
+        run_turn(batch)
+        turns += 1
+        # A long burst must not outlive the lease taken before its first turn; if the
+        # lease was lost, another worker owns the thread now and carries on.
+        if not held.renew():
+            break
+    return turns
+
+
+def _pending(tenant_id: UUID, sender_id: int, from_e164: str) -> list[InboundMessage]:
+    limit = MAX_MERGED if debounce_seconds() else 1
+    rows = InboundMessage.objects.filter(
+        tenant_id=tenant_id, sender_id=sender_id, from_e164=from_e164, status__in=PENDING
+    ).order_by("id")
+    return list(rows.select_for_update()[:limit])
+
+
+def claim_batch(tenant_id: UUID, sender_id: int, from_e164: str) -> Batch | None:
+    """Attach the thread's oldest pending message(s) to a conversation and mark them."""
+    with tenant_context(tenant_id):
+        messages = _pending(tenant_id, sender_id, from_e164)
+        if not messages:
+            return None
+        profile = str(messages[0].content.get("profile_name", ""))
+        customer, _ = get_or_create_customer(tenant_id, from_e164, display_name=profile)
+        conversation = open_conversation(tenant_id, customer.pk, sender_id)
+        ids = [message.pk for message in messages]
+        InboundMessage.objects.filter(pk__in=ids).update(
+            conversation=conversation,
+            status=InboundMessage.Status.PROCESSING,
+            attempts=F("attempts") + 1,
+            processing_started_at=timezone.now(),
+        )
+        Conversation.objects.filter(pk=conversation.pk).update(
+            last_inbound_at=max(message.received_at for message in messages)
+        )
+        return _batch(tenant_id, customer.pk, conversation, messages)
+
+
+def _batch(
+    tenant_id: UUID, customer_id: int, conversation: Conversation, messages: list[InboundMessage]
+) -> Batch:
+    return Batch(
+        tenant_id=tenant_id,
+        sender_id=conversation.sender_id,
+        customer_id=customer_id,
+        conversation_id=conversation.pk,
+        conversation_status=conversation.status,
+        state=dict(conversation.state),
+        turn_number=conversation.turn_count + 1,
+        message_ids=[message.pk for message in messages],
+        contents=[InboundContent.model_validate(message.content) for message in messages],
+        request_id=messages[0].request_id,
+        attempts=max(message.attempts for message in messages) + 1,
+    )
+
+
+def run_turn(batch: Batch) -> None:
+    identity = {"tenant_id": batch.tenant_id, "conversation_id": batch.conversation_id}
+    with traced(request_id=batch.request_id, **identity):
+        _run_turn(batch)
+
+
+def _run_turn(batch: Batch) -> None:
+    if batch.attempts > MAX_TURN_ATTEMPTS:
+        # Claimed again and again without finishing: it kills its worker. Stop here.
+        _give_up(batch, RuntimeError("turn never finished; worker lost repeatedly?"))
+        return
+    if batch.conversation_status != Conversation.Status.AI_ACTIVE:
+        # Waiting for or talking to a human: stored for the agent, the bot stays quiet.
+        finish_turn(batch, TurnOutput())
+        return
+    try:
+        output = get_turn_handler()(_turn_input(batch))
+    except Exception as exc:
+        _handler_failed(batch, exc)
+        return
+    finish_turn(batch, output)
+
+
+def _turn_input(batch: Batch) -> TurnInput:
+    return TurnInput(
+        tenant_id=batch.tenant_id,
+        conversation_id=batch.conversation_id,
+        customer_id=batch.customer_id,
+        sender_id=batch.sender_id,
+        request_id=batch.request_id,
+        messages=batch.contents,
+        inbound_message_ids=batch.message_ids,
+        state=batch.state,
+        turn_number=batch.turn_number,
+    )
+
+
+def _handler_failed(batch: Batch, exc: Exception) -> None:
+    logger.exception("turn handler failed (request_id=%s)", batch.request_id)
+    if batch.attempts >= MAX_TURN_ATTEMPTS:
+        _give_up(batch, exc)
+        return
+    with tenant_context(batch.tenant_id):
+        InboundMessage.objects.filter(pk__in=batch.message_ids).update(
+            status=InboundMessage.Status.RECEIVED, last_error=repr(exc)[:500]
+        )
+    raise TurnFailed(str(exc)) from exc
+
+
+def _give_up(batch: Batch, exc: Exception) -> None:
+    """Mark the messages failed so the thread moves on; tell the customer honestly."""
+    logger.error("giving up on inbound messages %s: %r", batch.message_ids, exc)
+    finish_turn(batch, TurnOutput(replies=[_APOLOGY]), InboundMessage.Status.FAILED, exc)
+
+
+def finish_turn(
+    batch: Batch,
+    output: TurnOutput,
+    outcome: str = InboundMessage.Status.PROCESSED,
+    error: Exception | None = None,
+) -> None:
+    """Replies, state and the processed mark: one transaction, so all or nothing."""
+    with tenant_context(batch.tenant_id):
+        conversation = Conversation.objects.select_for_update().get(pk=batch.conversation_id)
+        if output.state is not None:
+            conversation.state = output.state
+        conversation.turn_count = F("turn_count") + 1
+        conversation.save(update_fields=["state", "turn_count", "updated_at"])
+        queue_reply(batch.tenant_id, batch.conversation_id, output.replies, batch.request_id)
+        InboundMessage.objects.filter(pk__in=batch.message_ids).update(
+            status=outcome,
+            processed_at=timezone.now(),
+            last_error=repr(error)[:500] if error else "",
+        )

@@ -1,0 +1,69 @@
+"""Opening conversations: one open conversation per (tenant, customer, sender).
+
+A partial unique constraint decides races; the loser of a concurrent create re-reads
+the winner's row.
+"""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+
+from tenants.accessors import get_customer
+from tenants.context import tenant_context
+from tenants.errors import NotFound
+from tenants.models import WhatsAppSender
+from tulia.conversations.models import Conversation
+
+
+def _open_for(tenant_id: UUID, customer_id: int, sender_id: int) -> Conversation | None:
+    return (
+        Conversation.objects.filter(
+            tenant_id=tenant_id,
+            customer_id=customer_id,
+            sender_id=sender_id,
+            status__in=Conversation.OPEN_STATUSES,
+        )
+        .order_by("-id")
+        .first()
+    )
+
+
+def open_conversation(tenant_id: UUID | str, customer_id: int, sender_id: int) -> Conversation:
+    """The customer's open conversation on this sender, created if there is none."""
+    with tenant_context(tenant_id) as tid:
+        existing = _open_for(tid, customer_id, sender_id)
+        if existing is not None:
+            return existing
+        try:
+            with transaction.atomic():
+                return Conversation.objects.create(
+                    tenant_id=tid, customer_id=customer_id, sender_id=sender_id
+                )
+        except IntegrityError:
+            winner = _open_for(tid, customer_id, sender_id)
+            if winner is None:
+                raise
+            return winner
+
+
+def latest_conversation(tenant_id: UUID | str, customer_id: int) -> Conversation:
+    """The customer's most recent open conversation on any sender, or one on the first
+    active sender (payments tell a customer the outcome where they last talked)."""
+    customer = get_customer(tenant_id, customer_id)  # NotFound when not this tenant's
+    with tenant_context(tenant_id) as tid:
+        conversation = (
+            Conversation.objects.filter(
+                tenant_id=tid, customer_id=customer_id, status__in=Conversation.OPEN_STATUSES
+            )
+            .order_by(F("last_inbound_at").desc(nulls_last=True), "-id")
+            .first()
+        )
+        if conversation is not None:
+            return conversation
+        sender = WhatsAppSender.objects.filter(tenant_id=tid, is_active=True).order_by("id").first()
+        if sender is None:
+            raise NotFound("this tenant has no active WhatsApp sender")
+        return open_conversation(tid, customer.pk, sender.pk)

@@ -1,0 +1,67 @@
+"""The pluggable turn handler: what the bot says to the messages of one turn.
+
+The gateway owns delivery, ordering and persistence; the handler owns the answer. It
+is picked by dotted path from `settings.TULIA_TURN_HANDLER` (or the environment
+variable of the same name, so a worker subprocess can be pointed at another one), the
+conversation engine's graph in production, a plain acknowledgement until then.
+
+Contract for handlers:
+- Called outside any database transaction and outside a tenant context: open
+  `tenant_context(turn.tenant_id)` for any reads. Slow work (LLM calls) holds no locks.
+- Return the new conversation state in `TurnOutput.state` rather than saving it: the
+  pipeline writes it in the same transaction as the replies and the "processed" mark,
+  so a crash mid-turn retries the whole turn against the old state, never half of it.
+- May be called again for the same messages after a crash (at-least-once); side
+  effects outside that transaction must be idempotent (keyed by `request_id`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+from django.utils.module_loading import import_string
+from pydantic import BaseModel, ConfigDict, Field
+
+from tulia.whatsapp.schemas import InboundContent
+
+DEFAULT_HANDLER = "tulia.conversations.placeholder.acknowledge"
+
+
+class TurnInput(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    tenant_id: UUID
+    conversation_id: int
+    customer_id: int
+    sender_id: int
+    request_id: str
+    # One or more messages (more when a burst was merged), oldest first.
+    messages: list[InboundContent] = Field(min_length=1)
+    inbound_message_ids: list[int] = Field(min_length=1)
+    state: dict[str, Any] = Field(default_factory=dict)
+    turn_number: int = 0
+
+
+class TurnOutput(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    replies: list[str] = Field(default_factory=list)
+    # None keeps the stored state unchanged.
+    state: dict[str, Any] | None = None
+
+
+TurnHandler = Callable[[TurnInput], TurnOutput]
+
+
+def handler_path() -> str:
+    configured = getattr(settings, "TULIA_TURN_HANDLER", None)
+    return str(configured or os.environ.get("TULIA_TURN_HANDLER") or DEFAULT_HANDLER)
+
+
+def get_turn_handler() -> TurnHandler:
+    handler: TurnHandler = import_string(handler_path())
+    return handler

@@ -1,0 +1,46 @@
+"""The interface every outbound backend implements, and its typed errors."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+
+class OutgoingMessage(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    account_sid: str
+    auth_token: str
+    from_address: str  # whatsapp:+254…
+    to_address: str
+    body: str
+    status_callback: str | None = None
+    request_id: str = ""
+
+    def __repr__(self) -> str:  # never print the token
+        return f"OutgoingMessage(to={self.to_address!r}, request_id={self.request_id!r})"
+
+    __str__ = __repr__
+
+
+class SendResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    sid: str
+    status: str  # queued / accepted / sent, as the provider reported it
+
+
+class SendError(Exception):
+    """A send that did not happen; `retryable` says whether trying again may help."""
+
+    def __init__(self, message: str, *, retryable: bool, code: int | None = None) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+        self.code = code
+
+
+class WhatsAppBackend(Protocol):
+    name: str
+
+    def send(self, message: OutgoingMessage) -> SendResult: ...

@@ -1,0 +1,28 @@
+"""The demo/dev backend: logs the message instead of calling Twilio.
+
+The stored OutboundMessage is marked sent with a local sid, so `manage.py chat` and the
+admin show exactly what a customer would have received.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+from tulia.whatsapp.backends.base import OutgoingMessage, SendResult
+
+logger = logging.getLogger("tulia.whatsapp.console")
+
+
+class ConsoleBackend:
+    name = "console"
+
+    def send(self, message: OutgoingMessage) -> SendResult:
+        logger.info(
+            "whatsapp to=%s from=%s request_id=%s\n%s",
+            message.to_address,
+            message.from_address,
+            message.request_id,
+            message.body,
+        )
+        return SendResult(sid="SM" + uuid.uuid4().hex, status="sent")

@@ -1,0 +1,56 @@
+"""Sending through Twilio's Messages REST API with the `twilio` library.
+
+Per-tenant credentials come with each message. `TULIA_TWILIO_API_BASE` points the
+client at another host (the local emulator in dev, tests and benchmarks).
+Errors are classified for the delivery task: 429, 5xx and network failures are worth
+retrying; other 4xx (invalid number, outside the 24-hour window…) are not.
+"""
+
+from __future__ import annotations
+
+import requests
+from twilio.base.exceptions import TwilioRestException
+from twilio.http.http_client import TwilioHttpClient
+from twilio.rest import Client
+
+from tulia.whatsapp.backends.base import OutgoingMessage, SendError, SendResult
+
+REQUEST_TIMEOUT_SECONDS = 10.0
+_RETRYABLE_STATUS = 429
+
+
+def _client(message: OutgoingMessage) -> Client:
+    from tulia.whatsapp.backends import twilio_api_base
+
+    client = Client(
+        message.account_sid,
+        message.auth_token,
+        http_client=TwilioHttpClient(timeout=REQUEST_TIMEOUT_SECONDS),
+    )
+    base = twilio_api_base()
+    if base:
+        client.api.base_url = base
+    return client
+
+
+def _classify(exc: TwilioRestException) -> SendError:
+    retryable = exc.status == _RETRYABLE_STATUS or exc.status >= 500
+    return SendError(f"twilio {exc.status}: {exc.msg}", retryable=retryable, code=exc.code)
+
+
+class TwilioBackend:
+    name = "twilio"
+
+    def send(self, message: OutgoingMessage) -> SendResult:
+        options: dict[str, str] = {}
+        if message.status_callback:
+            options["status_callback"] = message.status_callback
+        try:
+            created = _client(message).messages.create(
+                to=message.to_address, from_=message.from_address, body=message.body, **options
+            )
+        except TwilioRestException as exc:
+            raise _classify(exc) from exc
+        except requests.RequestException as exc:
+            raise SendError(f"network error: {exc}", retryable=True) from exc
+        return SendResult(sid=str(created.sid), status=str(created.status or "queued"))
