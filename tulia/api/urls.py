@@ -1,3 +1,20 @@
-from django.urls import URLPattern, URLResolver
+"""The tenant REST API (v1). Later issues register their resources on the same router."""
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from django.urls import URLPattern, URLResolver, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.routers import SimpleRouter
+
+from kb.api import DocumentViewSet
+from tulia.api import views
+
+router = SimpleRouter()
+router.register("catalog/items", views.CatalogItemViewSet, basename="catalog-item")
+router.register("orders", views.OrderViewSet, basename="order")
+router.register("offers", views.OfferViewSet, basename="offer")
+router.register("kb/documents", DocumentViewSet, basename="kb-document")
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    *router.urls,
+]

@@ -6,3 +6,6 @@ class CommerceConfig(AppConfig):
     label = "commerce"
     verbose_name = "Catalog, orders and offers"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from tulia.commerce import signals  # noqa: F401 - connects the indexing receivers

@@ -1,0 +1,66 @@
+"""order_get_status: where one of the customer's orders stands, with its history."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import Field, model_validator
+
+from tenants.errors import NotFound
+from tools.contract import CustomerToolInput, Tool, ToolOutput
+from tools.schemas import OrderOut, order_out
+from tulia.commerce.models import Order
+
+
+class OrderGetStatusInput(CustomerToolInput):
+    order_id: int | None = Field(default=None, gt=0)
+    reference: str | None = Field(default=None, min_length=4, max_length=12)
+
+    @model_validator(mode="after")
+    def _one_key(self) -> OrderGetStatusInput:
+        if (self.order_id is None) == (self.reference is None):
+            raise ValueError("give exactly one of order_id or reference")
+        return self
+
+
+class StatusChange(ToolOutput):
+    from_status: str | None
+    to_status: str
+    at: datetime
+
+
+class OrderGetStatusOutput(ToolOutput):
+    order: OrderOut
+    paid: bool
+    paid_at: datetime | None
+    history: list[StatusChange]
+
+
+def run(data: OrderGetStatusInput) -> OrderGetStatusOutput:
+    # Only the customer's own orders: another customer's reference reads as not found.
+    orders = Order.objects.filter(tenant_id=data.tenant_id, customer_id=data.customer_id)
+    if data.order_id is not None:
+        order = orders.filter(pk=data.order_id).first()
+    else:
+        order = orders.filter(reference=(data.reference or "").strip().upper()).first()
+    if order is None:
+        raise NotFound("order not found")
+    history = [
+        StatusChange(from_status=e.from_status or None, to_status=e.to_status, at=e.created_at)
+        for e in order.history.order_by("id")
+    ]
+    return OrderGetStatusOutput(
+        order=order_out(order),
+        paid=order.paid_at is not None,
+        paid_at=order.paid_at,
+        history=history,
+    )
+
+
+TOOL = Tool(
+    name="order_get_status",
+    description="Get the status, totals and payment state of one of the customer's orders.",
+    input_model=OrderGetStatusInput,
+    output_model=OrderGetStatusOutput,
+    run=run,
+)

@@ -1,0 +1,61 @@
+"""Output pieces several tools share (an order as the customer sees it)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+
+from tools.contract import ToolOutput
+from tulia.commerce.models import Order
+
+
+class OrderLineOut(ToolOutput):
+    item_id: int
+    variant_id: int | None
+    name: str
+    sku: str
+    unit_price: Decimal
+    quantity: int
+    line_total: Decimal
+
+
+class OrderOut(ToolOutput):
+    order_id: int
+    reference: str
+    status: str
+    lines: list[OrderLineOut]
+    subtotal: Decimal
+    discount_total: Decimal
+    total: Decimal
+    currency: str
+    amount_whole_kes: int
+    coupon_code: str | None
+    created_at: datetime
+
+
+def order_out(order: Order) -> OrderOut:
+    lines = [
+        OrderLineOut(
+            item_id=line.item_id,
+            variant_id=line.variant_id,
+            name=line.name,
+            sku=line.sku,
+            unit_price=line.unit_price,
+            quantity=line.quantity,
+            line_total=line.line_total,
+        )
+        for line in order.lines.order_by("id")
+    ]
+    return OrderOut(
+        order_id=order.pk,
+        reference=order.reference,
+        status=order.status,
+        lines=lines,
+        subtotal=order.subtotal,
+        discount_total=order.discount_total,
+        total=order.total,
+        currency=order.currency,
+        amount_whole_kes=order.amount_whole_kes(),
+        coupon_code=order.coupon.code if order.coupon_id and order.coupon else None,
+        created_at=order.created_at,
+    )

@@ -1,0 +1,72 @@
+"""Issuing, checking and revoking tenant API keys.
+
+A key reads `tulia_<prefix>_<secret>`. The prefix finds the row; the secret is random
+(256 bits), so a plain SHA-256 of it is enough: there is nothing to brute-force.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from uuid import UUID
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from tenants.context import tenant_context
+from tulia.commerce.models import ApiKey
+from tulia.commerce.models.api_keys import PREFIX_SETTING
+
+KEY_PREFIX = "tulia_"
+
+
+@dataclass(frozen=True)
+class IssuedKey:
+    key: ApiKey
+    plaintext: str  # shown once, never stored
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def issue_key(tenant_id: UUID | str, name: str) -> IssuedKey:
+    prefix, secret = secrets.token_hex(6), secrets.token_urlsafe(32)
+    with tenant_context(tenant_id) as tid:
+        key = ApiKey.objects.create(
+            tenant_id=tid, name=name, prefix=prefix, secret_hash=_hash(secret)
+        )
+    return IssuedKey(key, f"{KEY_PREFIX}{prefix}_{secret}")
+
+
+def revoke_key(tenant_id: UUID | str, key_id: int) -> None:
+    with tenant_context(tenant_id) as tid:
+        ApiKey.objects.filter(tenant_id=tid, pk=key_id, revoked_at=None).update(
+            revoked_at=timezone.now()
+        )
+
+
+def _split(presented: str) -> tuple[str, str] | None:
+    if not presented.startswith(KEY_PREFIX):
+        return None
+    prefix, _, secret = presented.removeprefix(KEY_PREFIX).partition("_")
+    return (prefix, secret) if prefix and secret else None
+
+
+def verify_key(presented: str) -> ApiKey | None:
+    """The active key matching `presented`, or None. Constant-time secret comparison."""
+    parts = _split(presented)
+    if parts is None:
+        return None
+    prefix, secret = parts
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT set_config(%s, %s, true)", [PREFIX_SETTING, prefix])
+        key = ApiKey.objects.filter(prefix=prefix, revoked_at=None).first()
+        cursor.execute("SELECT set_config(%s, '', true)", [PREFIX_SETTING])
+    if key is None or not hmac.compare_digest(key.secret_hash, _hash(secret)):
+        return None
+    with tenant_context(key.tenant_id):
+        ApiKey.objects.filter(pk=key.pk).update(last_used_at=timezone.now())
+    return key

@@ -1,0 +1,137 @@
+"""Serializers of the tenant API; tenant-owned references are resolved in the tenant."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.text import slugify
+from rest_framework import serializers
+
+from tulia.commerce.models import CatalogItem, Category, Coupon, Offer, Order, OrderLine, Variant
+from tulia.commerce.models.money import validate_whole_shillings
+
+
+class VariantSerializer(serializers.ModelSerializer[Variant]):
+    class Meta:
+        model = Variant
+        fields = ["id", "sku", "attributes", "price", "stock", "is_active"]
+        read_only_fields = fields
+
+
+class CatalogItemSerializer(serializers.ModelSerializer[CatalogItem]):
+    category = serializers.CharField(
+        source="category.name", required=False, allow_blank=True, allow_null=True, max_length=80
+    )
+    variants = VariantSerializer(many=True, read_only=True)
+    price = serializers.DecimalField(
+        max_digits=12, decimal_places=2, validators=[validate_whole_shillings]
+    )
+
+    class Meta:
+        model = CatalogItem
+        fields = [
+            "id", "sku", "name", "description", "brand", "category", "aliases", "attributes",
+            "price", "stock", "image_url", "link_url", "is_active", "variants",
+            "created_at", "updated_at",
+        ]  # fmt: skip
+        read_only_fields = ["id", "created_at", "updated_at"]
+        validators: list[Any] = []  # (tenant, sku) uniqueness is checked in the view's tenant
+
+    def _category(self, data: dict[str, Any]) -> None:
+        name = data.pop("category", {}).get("name") if "category" in data else None
+        if name is not None:
+            tenant_id = self.context["tenant_id"]
+            data["category"] = (
+                Category.objects.get_or_create(
+                    tenant_id=tenant_id, slug=slugify(name)[:80], defaults={"name": name}
+                )[0]
+                if name
+                else None
+            )
+
+    def create(self, validated_data: dict[str, Any]) -> CatalogItem:
+        self._category(validated_data)
+        return super().create({**validated_data, "tenant_id": self.context["tenant_id"]})
+
+    def update(self, instance: CatalogItem, validated_data: dict[str, Any]) -> CatalogItem:
+        self._category(validated_data)
+        return super().update(instance, validated_data)
+
+    def validate_sku(self, value: str) -> str:
+        others = CatalogItem.objects.filter(tenant_id=self.context["tenant_id"], sku=value)
+        if self.instance is not None:
+            others = others.exclude(pk=self.instance.pk)
+        if others.exists():
+            raise serializers.ValidationError("an item with this sku already exists")
+        return value
+
+
+class OrderLineSerializer(serializers.ModelSerializer[OrderLine]):
+    class Meta:
+        model = OrderLine
+        fields = ["item", "variant", "name", "sku", "unit_price", "quantity", "line_total"]
+
+
+class OrderSerializer(serializers.ModelSerializer[Order]):
+    lines = OrderLineSerializer(many=True, read_only=True)
+    customer_phone = serializers.CharField(source="customer.phone_e164", read_only=True)
+    paid = serializers.SerializerMethodField()
+    coupon_code = serializers.CharField(source="coupon.code", read_only=True, default=None)
+
+    class Meta:
+        model = Order
+        fields = [
+            "id", "reference", "status", "customer_phone", "subtotal", "discount_total",
+            "total", "currency", "coupon_code", "paid", "paid_at", "payment_reference",
+            "lines", "created_at", "updated_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_paid(self, order: Order) -> bool:
+        return order.paid_at is not None
+
+
+class OfferSerializer(serializers.ModelSerializer[Offer]):
+    codes = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Offer
+        fields = [
+            "id", "name", "description", "kind", "value", "min_spend", "scope", "category",
+            "item", "starts_at", "ends_at", "usage_limit_total", "usage_limit_per_customer",
+            "advertised", "is_active", "codes",
+        ]  # fmt: skip
+        read_only_fields = ["id", "codes"]
+
+    def get_codes(self, offer: Offer) -> list[str]:
+        return [c.code for c in Coupon.objects.filter(offer=offer, is_active=True)]
+
+    def get_fields(self) -> dict[str, Any]:
+        fields = super().get_fields()
+        tenant_id: Any = self.context.get("tenant_id")
+        # Only this tenant's categories and items may be referenced.
+        fields["category"].queryset = Category.objects.filter(tenant_id=tenant_id)  # type: ignore[attr-defined]
+        fields["item"].queryset = CatalogItem.objects.filter(tenant_id=tenant_id)  # type: ignore[attr-defined]
+        return fields
+
+    def create(self, validated_data: dict[str, Any]) -> Offer:
+        return super().create({**validated_data, "tenant_id": self.context["tenant_id"]})
+
+
+class ImportRequestSerializer(serializers.Serializer[Any]):
+    format = serializers.ChoiceField(choices=["csv", "json"])
+    content = serializers.CharField(max_length=10 * 1024 * 1024, trim_whitespace=False)
+
+
+class RowErrorSerializer(serializers.Serializer[Any]):
+    row = serializers.IntegerField()
+    field = serializers.CharField()
+    message = serializers.CharField()
+
+
+class ImportReportSerializer(serializers.Serializer[Any]):
+    ok = serializers.BooleanField()
+    created = serializers.IntegerField()
+    updated = serializers.IntegerField()
+    variants = serializers.IntegerField()
+    errors = RowErrorSerializer(many=True)  # type: ignore[assignment]

@@ -1,0 +1,154 @@
+"""Admin for catalog, orders and offers; every class is tenant-scoped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db import models
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.urls import URLPattern, path
+from django.utils import timezone
+
+from tenants.admin_scoping import TenantScopedAdmin, request_tenant_id
+from tulia.api.keys import issue_key
+from tulia.commerce.admin_import import import_view
+from tulia.commerce.models import (
+    ApiKey,
+    CatalogItem,
+    Category,
+    Coupon,
+    Offer,
+    Order,
+    OrderLine,
+    OrderStatusEvent,
+    Variant,
+)
+
+
+class ScopedInline(admin.TabularInline):
+    """Inline rows take the parent's tenant (the form never shows a tenant field)."""
+
+    exclude = ("tenant",)
+    extra = 0
+
+
+@admin.register(Category)
+class CategoryAdmin(TenantScopedAdmin):
+    list_display = ("name", "slug", "parent")
+    search_fields = ("name", "slug")
+    prepopulated_fields = {"slug": ("name",)}
+
+
+class VariantInline(ScopedInline):
+    model = Variant
+    fields = ("sku", "attributes", "price", "stock", "is_active")
+
+
+@admin.register(CatalogItem)
+class CatalogItemAdmin(TenantScopedAdmin):
+    list_display = ("name", "sku", "category", "price", "stock", "is_active", "embedding_model")
+    list_filter = ("is_active", "category")
+    search_fields = ("name", "sku", "brand")
+    readonly_fields = ("search_text", "embedding_model", "created_at", "updated_at")
+    inlines = [VariantInline]
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+    change_list_template = "admin/commerce/catalogitem/change_list.html"
+
+    def get_urls(self) -> list[URLPattern]:
+        extra = [
+            path(
+                "import/",
+                self.admin_site.admin_view(import_view(self)),
+                name="commerce_catalogitem_import",
+            )
+        ]
+        return extra + super().get_urls()
+
+    def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
+        for variant in formset.save(commit=False):
+            variant.tenant_id = form.instance.tenant_id
+            variant.save()
+        for gone in formset.deleted_objects:
+            gone.delete()
+
+
+class OrderLineInline(ScopedInline):
+    model = OrderLine
+    fields = ("name", "sku", "unit_price", "quantity", "line_total")
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class StatusInline(OrderLineInline):
+    model = OrderStatusEvent  # type: ignore[assignment]
+    fields = ("created_at", "from_status", "to_status", "reason", "payment_reference")
+    readonly_fields = fields
+
+
+@admin.register(Order)
+class OrderAdmin(TenantScopedAdmin):
+    """Orders change through domain functions (payments, tools), not by hand."""
+
+    list_display = ("reference", "customer", "status", "total", "created_at")
+    list_filter = ("status",)
+    search_fields = ("reference", "customer__phone_e164", "payment_reference")
+    inlines = [OrderLineInline, StatusInline]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [field.name for field in Order._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+class CouponInline(ScopedInline):
+    model = Coupon
+    fields = ("code", "is_active")
+
+
+@admin.register(Offer)
+class OfferAdmin(TenantScopedAdmin):
+    list_display = ("name", "kind", "value", "scope", "starts_at", "ends_at", "is_active")
+    list_filter = ("kind", "scope", "is_active", "advertised")
+    inlines = [CouponInline]
+
+    def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
+        for coupon in formset.save(commit=False):
+            coupon.tenant_id = form.instance.tenant_id
+            coupon.code = coupon.code.upper()
+            coupon.save()
+        for gone in formset.deleted_objects:
+            gone.delete()
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(TenantScopedAdmin):
+    """Keys are created here (the secret is shown once) and revoked, never edited."""
+
+    list_display = ("name", "prefix", "created_at", "last_used_at", "revoked_at")
+    readonly_fields = ("prefix", "created_at", "last_used_at", "revoked_at")
+    actions = ["revoke"]
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        if change:
+            return super().save_model(request, obj, form, change)
+        if not request.user.is_superuser:
+            obj.tenant_id = request_tenant_id(request)
+        issued = issue_key(obj.tenant_id, obj.name)
+        obj.pk, obj.prefix, obj.secret_hash = (
+            issued.key.pk,
+            issued.key.prefix,
+            issued.key.secret_hash,
+        )
+        obj._state.adding = False
+        messages.warning(request, f"Copy this key now, it is not shown again: {issued.plaintext}")
+        return None
+
+    @admin.action(description="Revoke selected keys")
+    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
+        queryset.filter(revoked_at=None).update(revoked_at=timezone.now())

@@ -1,0 +1,20 @@
+"""Catalog, orders and offers: every model here is tenant-owned (RLS applies)."""
+
+from tulia.commerce.models.api_keys import ApiKey
+from tulia.commerce.models.catalog import CatalogItem, Category, Variant
+from tulia.commerce.models.offers import Coupon, Offer, OfferRedemption
+from tulia.commerce.models.orders import Order, OrderLine, OrderStatus, OrderStatusEvent
+
+__all__ = [
+    "ApiKey",
+    "CatalogItem",
+    "Category",
+    "Coupon",
+    "Offer",
+    "OfferRedemption",
+    "Order",
+    "OrderLine",
+    "OrderStatus",
+    "OrderStatusEvent",
+    "Variant",
+]

@@ -1,0 +1,99 @@
+"""Orders, their lines (price snapshots) and an append-only status history."""
+
+from __future__ import annotations
+
+from django.core.validators import MinValueValidator, RegexValidator
+from django.db import models
+
+from tenants.models import Customer, TenantOwnedModel
+from tulia.commerce.models.catalog import CatalogItem, Variant
+from tulia.commerce.models.money import SHILLING, ZERO, money_field
+
+# M-Pesa's AccountReference takes at most 12 characters; we keep to letters, digits, dash.
+reference_validator = RegexValidator(r"^[A-Z0-9-]{4,12}$", "4-12 of A-Z, 0-9 and '-'")
+
+
+class OrderStatus(models.TextChoices):
+    DRAFT = "draft"
+    PENDING_PAYMENT = "pending_payment"
+    PAID = "paid"
+    FULFILLED = "fulfilled"
+    CANCELLED = "cancelled"
+
+
+class Order(TenantOwnedModel):
+    customer = models.ForeignKey(Customer, on_delete=models.PROTECT, related_name="+")
+    reference = models.CharField(max_length=12, validators=[reference_validator])
+    status = models.CharField(max_length=16, choices=OrderStatus.choices, default=OrderStatus.DRAFT)
+    subtotal = money_field(default=ZERO)
+    discount_total = money_field(default=ZERO)
+    total = money_field(default=ZERO)
+    currency = models.CharField(max_length=3, default="KES", editable=False)
+    coupon = models.ForeignKey(
+        "commerce.Coupon", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    payment_reference = models.CharField(max_length=64, blank=True)
+    paid_at = models.DateTimeField(null=True, blank=True)
+    conversation_id = models.BigIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "reference"], name="order_unique_reference"),
+            models.CheckConstraint(
+                condition=models.Q(total=models.F("subtotal") - models.F("discount_total")),
+                name="order_total_is_subtotal_minus_discount",
+            ),
+            models.CheckConstraint(condition=models.Q(total__gte=0), name="order_total_gte_0"),
+        ]
+        indexes = [models.Index(fields=["tenant", "customer", "-created_at"], name="order_recent")]
+
+    def __str__(self) -> str:
+        return self.reference
+
+    def amount_whole_kes(self) -> int:
+        """The total as whole shillings for M-Pesa. Prices are whole, so this is exact."""
+        if self.total != self.total.quantize(SHILLING):
+            raise ValueError(f"order {self.reference} total {self.total} is not whole shillings")
+        return int(self.total)
+
+
+class OrderLine(TenantOwnedModel):
+    """One item (or variant) in an order, priced from the catalog at the time."""
+
+    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="lines")
+    item = models.ForeignKey(CatalogItem, on_delete=models.PROTECT, related_name="+")
+    variant = models.ForeignKey(
+        Variant, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    name = models.CharField(max_length=200)
+    sku = models.CharField(max_length=64)
+    unit_price = money_field()
+    quantity = models.PositiveIntegerField(validators=[MinValueValidator(1)])
+    line_total = money_field()
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=models.Q(quantity__gte=1), name="line_quantity_gte_1"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.quantity} x {self.name}"
+
+
+class OrderStatusEvent(TenantOwnedModel):
+    """Append-only: one row per status change, with who/what caused it."""
+
+    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="history")
+    from_status = models.CharField(max_length=16, choices=OrderStatus.choices, blank=True)
+    to_status = models.CharField(max_length=16, choices=OrderStatus.choices)
+    reason = models.CharField(max_length=200, blank=True)
+    payment_reference = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["tenant", "order", "created_at"], name="order_history")]
+
+    def __str__(self) -> str:
+        return f"{self.from_status or '-'} -> {self.to_status}"

@@ -1,0 +1,127 @@
+"""Which offers a customer may use, and applying a coupon code to an order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from uuid import UUID
+
+from django.db.models import Q
+from django.utils import timezone
+
+from tenants.context import tenant_context
+from tenants.errors import NotFound
+from tulia.commerce.checkout import priced_lines
+from tulia.commerce.errors import CouponRejected, OrderStateError
+from tulia.commerce.models import Coupon, Offer, OfferRedemption, Order, OrderStatus
+from tulia.commerce.pricing import PricedLine, discount_for, in_window
+
+# Once payment has started the amount asked of the customer must not change under it.
+EDITABLE = (OrderStatus.DRAFT,)
+
+
+@dataclass(frozen=True)
+class OfferView:
+    offer: Offer
+    code: str | None
+    discount: Decimal | None  # for the given order, when one was given
+    rejection: str | None  # why it does not apply (None when it does)
+
+
+def _used(offer: Offer, customer_id: int, exclude_order: int | None) -> tuple[int, int]:
+    """(overall, by this customer) uses, ignoring cancelled orders and the order itself."""
+    uses = OfferRedemption.objects.filter(tenant_id=offer.tenant_id, offer=offer).exclude(
+        Q(order__status=OrderStatus.CANCELLED) | Q(order_id=exclude_order)
+    )
+    return uses.count(), uses.filter(customer_id=customer_id).count()
+
+
+def rejection_reason(
+    offer: Offer,
+    customer_id: int,
+    lines: Sequence[PricedLine] | None,
+    now: datetime,
+    exclude_order: int | None = None,
+) -> str | None:
+    if not offer.is_active or not in_window(offer, now):
+        return "offer is not running"
+    overall, mine = _used(offer, customer_id, exclude_order)
+    if offer.usage_limit_total is not None and overall >= offer.usage_limit_total:
+        return "offer has been fully used"
+    if offer.usage_limit_per_customer is not None and mine >= offer.usage_limit_per_customer:
+        return "customer has already used this offer"
+    if lines is not None and discount_for(offer, lines) <= 0:
+        return "basket does not qualify (minimum spend or items)"
+    return None
+
+
+def applicable_offers(
+    tenant_id: UUID | str, customer_id: int, order_id: int | None = None
+) -> list[OfferView]:
+    """Advertised offers, each with its public code and, given an order, its discount."""
+    now = timezone.now()
+    with tenant_context(tenant_id) as tid:
+        lines = None
+        if order_id is not None:
+            order = Order.objects.filter(tenant_id=tid, pk=order_id, customer_id=customer_id)
+            if not order.exists():
+                raise NotFound("order not found")
+            lines = priced_lines(order.get())
+        offers = Offer.objects.filter(tenant_id=tid, advertised=True, is_active=True)
+        views = []
+        for offer in offers.prefetch_related("coupons").order_by("id"):
+            reason = rejection_reason(offer, customer_id, lines, now, order_id)
+            code = next((c.code for c in offer.coupons.all() if c.is_active), None)
+            discount = discount_for(offer, lines) if lines is not None and not reason else None
+            views.append(OfferView(offer, code, discount, reason))
+        return views
+
+
+def apply_coupon(tenant_id: UUID | str, order_id: int, code: str, customer_id: int) -> Order:
+    """Apply `code` to the customer's order, replacing any earlier coupon on it."""
+    with tenant_context(tenant_id) as tid:
+        order = (
+            Order.objects.select_for_update()
+            .filter(tenant_id=tid, pk=order_id, customer_id=customer_id)
+            .first()
+        )
+        if order is None:
+            raise NotFound("order not found")
+        if order.status not in EDITABLE:
+            raise OrderStateError(f"order {order.reference} is {order.status}")
+        coupon = _coupon(tid, code)
+        # Lock the offer so two orders cannot both take its last use.
+        offer = Offer.objects.select_for_update().get(pk=coupon.offer_id)
+        lines = priced_lines(order)
+        reason = rejection_reason(offer, customer_id, lines, timezone.now(), order.pk)
+        if reason:
+            raise CouponRejected(reason)
+        return _redeem(order, coupon, offer, discount_for(offer, lines))
+
+
+def _coupon(tenant_id: UUID, code: str) -> Coupon:
+    coupon = Coupon.objects.filter(
+        tenant_id=tenant_id, code=code.strip().upper(), is_active=True
+    ).first()
+    if coupon is None:
+        raise CouponRejected("unknown or inactive code")
+    return coupon
+
+
+def _redeem(order: Order, coupon: Coupon, offer: Offer, discount: Decimal) -> Order:
+    OfferRedemption.objects.filter(tenant_id=order.tenant_id, order=order).delete()
+    OfferRedemption.objects.create(
+        tenant_id=order.tenant_id,
+        offer=offer,
+        coupon=coupon,
+        order=order,
+        customer_id=order.customer_id,
+        amount=discount,
+    )
+    order.coupon = coupon
+    order.discount_total = discount
+    order.total = order.subtotal - discount
+    order.save(update_fields=["coupon", "discount_total", "total", "updated_at"])
+    return order
