@@ -1,0 +1,190 @@
+"""Admin: provider accounts (secrets write-only, masked), payments and events read-only,
+and the reconciliation queue of everything a person must look at."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils import timezone
+
+from payments.models import (
+    MpesaAccount,
+    PaymentEvent,
+    PaymentRequest,
+    PaymentToReconcile,
+    PesapalAccount,
+)
+from tenants.admin_scoping import TenantScopedAdmin
+from tenants.crypto import Secret
+
+WRITE_ONLY_HELP = "Stored encrypted. Leave blank to keep the current value."
+
+
+def _secret_field() -> forms.CharField:
+    return forms.CharField(
+        required=False, widget=forms.PasswordInput(render_value=False), help_text=WRITE_ONLY_HELP
+    )
+
+
+class _SecretsForm(forms.ModelForm):
+    """Secrets are write-only: never rendered back; blank keeps the stored one."""
+
+    secret_fields: tuple[str, ...] = ()
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        for name in self.secret_fields:
+            typed = cleaned.get(name) or ""
+            stored = getattr(self.instance, name, None) if self.instance.pk else None
+            if typed:
+                cleaned[name] = Secret(typed)
+            elif stored:
+                cleaned[name] = stored
+            else:
+                self.add_error(name, "Required for a new account.")
+        return cleaned
+
+
+class MpesaAccountForm(_SecretsForm):
+    secret_fields = ("consumer_secret", "passkey")
+    consumer_secret = _secret_field()
+    passkey = _secret_field()
+
+    class Meta:
+        model = MpesaAccount
+        fields = (
+            "tenant",
+            "environment",
+            "base_url",
+            "kind",
+            "shortcode",
+            "till_number",
+            "consumer_key",
+            "consumer_secret",
+            "passkey",
+            "validate_c2b",
+            "stk_query_after_seconds",
+            "stk_give_up_after_seconds",
+            "source_ip_check",
+        )
+
+
+class PesapalAccountForm(_SecretsForm):
+    secret_fields = ("consumer_secret",)
+    consumer_secret = _secret_field()
+
+    class Meta:
+        model = PesapalAccount
+        fields = ("tenant", "environment", "base_url", "consumer_key", "consumer_secret")
+
+
+def _masked(secret: Secret | None) -> str:
+    return secret.masked() if secret else "—"
+
+
+@admin.register(MpesaAccount)
+class MpesaAccountAdmin(TenantScopedAdmin):
+    form = MpesaAccountForm
+    list_display = ("__str__", "environment", "masked_secret", "masked_passkey", "tenant")
+    readonly_fields = ("c2b_registered_at", "created_at")
+
+    @admin.display(description="Consumer secret")
+    def masked_secret(self, obj: MpesaAccount) -> str:
+        return _masked(obj.consumer_secret)
+
+    @admin.display(description="Passkey")
+    def masked_passkey(self, obj: MpesaAccount) -> str:
+        return _masked(obj.passkey)
+
+
+@admin.register(PesapalAccount)
+class PesapalAccountAdmin(TenantScopedAdmin):
+    form = PesapalAccountForm
+    list_display = ("__str__", "environment", "masked_secret", "ipn_id", "tenant")
+
+    @admin.display(description="Consumer secret")
+    def masked_secret(self, obj: PesapalAccount) -> str:
+        return _masked(obj.consumer_secret)
+
+
+class _ReadOnly(TenantScopedAdmin):
+    """The payment record is authoritative: nobody edits it by hand."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class EventInline(admin.TabularInline):
+    model = PaymentEvent
+    fields = ("received_at", "kind", "outcome", "needs_review", "note", "raw_body")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.action(description="Mark as reviewed (reconciled)")
+def mark_reviewed(
+    modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Any]
+) -> None:
+    count = queryset.filter(reviewed_at__isnull=True).update(reviewed_at=timezone.now())
+    modeladmin.message_user(request, f"{count} marked as reviewed.", messages.SUCCESS)
+
+
+class _ReviewAdmin(_ReadOnly):
+    # Actions without allowed_permissions need only view access: staff of the tenant
+    # can clear the queue without being able to edit the record itself.
+    actions = (mark_reviewed,)
+
+
+@admin.register(PaymentRequest)
+class PaymentRequestAdmin(_ReviewAdmin):
+    list_display = (
+        "created_at",
+        "order",
+        "method",
+        "amount",
+        "status",
+        "receipt",
+        "needs_review",
+        "tenant",
+    )
+    list_filter = ("status", "method", "needs_review")
+    search_fields = ("order__reference", "receipt", "provider_reference", "account_reference")
+    readonly_fields = [f.name for f in PaymentRequest._meta.fields]
+    inlines = (EventInline,)
+
+
+@admin.register(PaymentEvent)
+class PaymentEventAdmin(_ReviewAdmin):
+    list_display = ("received_at", "kind", "reference", "outcome", "needs_review", "tenant")
+    list_filter = ("kind", "outcome", "needs_review")
+    search_fields = ("reference", "note")
+    readonly_fields = [f.name for f in PaymentEvent._meta.fields]
+
+
+@admin.register(PaymentToReconcile)
+class ReconciliationQueueAdmin(_ReviewAdmin):
+    """Unmatched, mismatched, conflicting, late or unreadable money events, oldest first."""
+
+    list_display = ("received_at", "kind", "reference", "outcome", "note", "payment", "tenant")
+    list_filter = ("kind", "outcome")
+    search_fields = ("reference", "note")
+    ordering = ("received_at",)
+    readonly_fields = [f.name for f in PaymentEvent._meta.fields]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        queryset = super().get_queryset(request)
+        return queryset.filter(needs_review=True, reviewed_at__isnull=True)

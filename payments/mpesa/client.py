@@ -1,0 +1,181 @@
+"""Daraja HTTP client for one tenant's account (protocols.md §2.1, 2.2, 2.4, 2.5).
+
+Uses httpx against the account's base URL (the real Safaricom host by default; the
+tests and the demo point it at `payments.emulators.daraja`).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, TypeVar
+from zoneinfo import ZoneInfo
+
+import httpx
+from django.conf import settings
+from pydantic import BaseModel, ValidationError
+
+from payments.errors import ProviderError
+from payments.models import MpesaAccount
+from payments.mpesa import schemas
+from payments.tokens import cached_token, forget_token
+
+logger = logging.getLogger("tulia.payments.mpesa")
+
+HOSTS = {
+    "sandbox": "https://sandbox.safaricom.co.ke",
+    "production": "https://api.safaricom.co.ke",
+}
+NAIROBI = ZoneInfo("Africa/Nairobi")
+# Refresh well before Daraja's 3600 s lifetime (django-daraja uses 50 min).
+TOKEN_MARGIN_SECONDS = 600
+TIMEOUT = httpx.Timeout(15.0, connect=5.0)
+INVALID_TOKEN = "404.001.03"  # noqa: S105 - an error code, not a secret
+STILL_PROCESSING = "500.001.1001"
+_RETRYABLE_CODES = ("500.003.02", "500.003.1001", "500.001.1001")
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class StkPushOrder:
+    amount: int
+    msisdn: str
+    account_reference: str
+    description: str
+    callback_url: str
+
+
+def timestamp(now: datetime | None = None) -> str:
+    """YYYYMMDDHHmmss in Kenyan time, as Daraja's clients send it."""
+    return (now or datetime.now(tz=NAIROBI)).astimezone(NAIROBI).strftime("%Y%m%d%H%M%S")
+
+
+def stk_password(shortcode: str, passkey: str, stamp: str) -> str:
+    return base64.b64encode(f"{shortcode}{passkey}{stamp}".encode()).decode()
+
+
+class DarajaClient:
+    def __init__(self, account: MpesaAccount, http: httpx.Client | None = None) -> None:
+        self.account = account
+        self.base_url = (
+            account.base_url
+            or getattr(settings, "MPESA_BASE_URL", "")
+            or HOSTS[account.environment]
+        ).rstrip("/")
+        self._http = http or httpx.Client(timeout=TIMEOUT)
+
+    # --- OAuth ----------------------------------------------------------------------
+    def token(self) -> str:
+        return cached_token(self.account.tenant_id, "mpesa", self._fetch_token)
+
+    def _fetch_token(self) -> tuple[str, int]:
+        secret = self.account.consumer_secret.reveal() if self.account.consumer_secret else ""
+        try:
+            response = self._http.get(
+                f"{self.base_url}/oauth/v1/generate",
+                params={"grant_type": "client_credentials"},
+                auth=(self.account.consumer_key, secret),
+            )
+        except httpx.HTTPError as exc:
+            raise ProviderError("unreachable", str(exc), retryable=True) from exc
+        parsed = self._parse(response, schemas.TokenResponse)
+        return parsed.access_token, max(parsed.expires_in - TOKEN_MARGIN_SECONDS, 60)
+
+    # --- API calls ------------------------------------------------------------------
+    def stk_push(self, order: StkPushOrder) -> schemas.StkPushAccepted:
+        stamp = timestamp()
+        body = {
+            "BusinessShortCode": self.account.shortcode,
+            "Password": self._password(stamp),
+            "Timestamp": stamp,
+            "TransactionType": "CustomerBuyGoodsOnline"
+            if self.account.kind == MpesaAccount.Kind.TILL
+            else "CustomerPayBillOnline",
+            "Amount": order.amount,
+            "PartyA": order.msisdn,
+            "PartyB": self.account.party_b,
+            "PhoneNumber": order.msisdn,
+            "CallBackURL": order.callback_url,
+            "AccountReference": order.account_reference,
+            "TransactionDesc": order.description,
+        }
+        return self._post("/mpesa/stkpush/v1/processrequest", body, schemas.StkPushAccepted)
+
+    def stk_query(self, checkout_request_id: str) -> schemas.StkQueryResponse | None:
+        """The query result, or None while the customer has not answered yet."""
+        stamp = timestamp()
+        body = {
+            "BusinessShortCode": self.account.shortcode,
+            "Password": self._password(stamp),
+            "Timestamp": stamp,
+            "CheckoutRequestID": checkout_request_id,
+        }
+        try:
+            return self._post("/mpesa/stkpushquery/v1/query", body, schemas.StkQueryResponse)
+        except ProviderError as exc:
+            if exc.code == STILL_PROCESSING:
+                return None
+            raise
+
+    def register_c2b_urls(
+        self, confirmation_url: str, validation_url: str, *, response_type: str = "Completed"
+    ) -> schemas.C2BRegisterResponse:
+        body = {
+            "ShortCode": self.account.shortcode,
+            "ResponseType": response_type,
+            "ConfirmationURL": confirmation_url,
+            "ValidationURL": validation_url,
+        }
+        return self._post("/mpesa/c2b/v2/registerurl", body, schemas.C2BRegisterResponse)
+
+    # --- plumbing -------------------------------------------------------------------
+    def _password(self, stamp: str) -> str:
+        passkey = self.account.passkey.reveal() if self.account.passkey else ""
+        return stk_password(self.account.shortcode, passkey, stamp)
+
+    def _post(self, path: str, body: dict[str, Any], model: type[ModelT]) -> ModelT:
+        """POST with the cached token; on an invalid-token answer refresh once and retry."""
+        for attempt in (1, 2):
+            try:
+                response = self._http.post(
+                    self.base_url + path,
+                    json=body,
+                    headers={"Authorization": f"Bearer {self.token()}"},
+                )
+                return self._parse(response, model)
+            except ProviderError as exc:
+                if exc.code != INVALID_TOKEN or attempt == 2:
+                    raise
+                forget_token(self.account.tenant_id, "mpesa")
+            except httpx.HTTPError as exc:
+                raise ProviderError("unreachable", str(exc), retryable=True) from exc
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    @staticmethod
+    def _parse(response: httpx.Response, model: type[ModelT]) -> ModelT:
+        try:
+            data = response.json()
+        except json.JSONDecodeError as exc:
+            raise ProviderError(
+                f"http_{response.status_code}",
+                "non-JSON answer",
+                retryable=response.is_server_error,
+            ) from exc
+        if isinstance(data, dict) and "errorCode" in data:
+            error = schemas.ApiError.model_validate(data)
+            retryable = error.error_code in _RETRYABLE_CODES
+            raise ProviderError(error.error_code, error.error_message, retryable=retryable)
+        if response.is_error:
+            raise ProviderError(
+                f"http_{response.status_code}",
+                response.text[:200],
+                retryable=response.is_server_error,
+            )
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            raise ProviderError("bad_response", str(exc)[:200], retryable=False) from exc

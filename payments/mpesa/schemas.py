@@ -1,0 +1,148 @@
+"""Typed Daraja payloads (protocols.md §2), parsed strictly where we rely on a field.
+
+Unknown extra keys are ignored (Safaricom adds fields over time); the keys we act on
+are required and typed. Callback metadata is read by item name, never by position.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+MSISDN_RE = re.compile(r"^254[17]\d{8}$")
+
+
+class _Payload(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+
+# --- OAuth and synchronous API answers ------------------------------------------------
+class TokenResponse(_Payload):
+    access_token: str = Field(min_length=1)
+    # The doc shows a number; some deployments send a string. int() accepts both.
+    expires_in: int
+
+    @field_validator("expires_in", mode="before")
+    @classmethod
+    def _to_int(cls, value: Any) -> int:
+        return int(value)
+
+
+class ApiError(_Payload):
+    request_id: str = Field("", alias="requestId")
+    error_code: str = Field(alias="errorCode")
+    error_message: str = Field("", alias="errorMessage")
+
+
+class StkPushAccepted(_Payload):
+    merchant_request_id: str = Field(alias="MerchantRequestID")
+    checkout_request_id: str = Field(alias="CheckoutRequestID", min_length=1)
+    response_code: str = Field(alias="ResponseCode")
+    response_description: str = Field("", alias="ResponseDescription")
+    customer_message: str = Field("", alias="CustomerMessage")
+
+
+class StkQueryResponse(_Payload):
+    response_code: str = Field(alias="ResponseCode")
+    merchant_request_id: str = Field("", alias="MerchantRequestID")
+    checkout_request_id: str = Field(alias="CheckoutRequestID")
+    # A string here, unlike the callback's integer.
+    result_code: str = Field(alias="ResultCode")
+    result_desc: str = Field("", alias="ResultDesc")
+
+    @field_validator("result_code", "response_code", mode="before")
+    @classmethod
+    def _as_text(cls, value: Any) -> str:
+        return str(value)
+
+
+class C2BRegisterResponse(_Payload):
+    # Upstream spells it "Coversation".
+    originator_conversation_id: str = Field("", alias="OriginatorCoversationID")
+    response_code: str = Field(alias="ResponseCode")
+    response_description: str = Field("", alias="ResponseDescription")
+
+
+# --- STK callback ---------------------------------------------------------------------
+class MetadataItem(_Payload):
+    name: str = Field(alias="Name")
+    # `Balance` sometimes arrives with no Value at all.
+    value: Any = Field(None, alias="Value")
+
+
+class CallbackMetadata(_Payload):
+    items: list[MetadataItem] = Field(default_factory=list, alias="Item")
+
+
+class StkCallback(_Payload):
+    merchant_request_id: str = Field(alias="MerchantRequestID")
+    checkout_request_id: str = Field(alias="CheckoutRequestID", min_length=1, max_length=80)
+    result_code: int = Field(alias="ResultCode")
+    result_desc: str = Field("", alias="ResultDesc")
+    metadata: CallbackMetadata | None = Field(None, alias="CallbackMetadata")
+
+    def item(self, name: str) -> Any:
+        if self.metadata is None:
+            return None
+        return next((i.value for i in self.metadata.items if i.name == name), None)
+
+    @property
+    def amount(self) -> Decimal | None:
+        return _decimal(self.item("Amount"))
+
+    @property
+    def receipt(self) -> str:
+        return str(self.item("MpesaReceiptNumber") or "")
+
+    @property
+    def phone(self) -> str:
+        value = self.item("PhoneNumber")
+        return "" if value is None else str(value)
+
+
+class _StkBody(_Payload):
+    stk_callback: StkCallback = Field(alias="stkCallback")
+
+
+class StkCallbackEnvelope(_Payload):
+    body: _StkBody = Field(alias="Body")
+
+    @property
+    def callback(self) -> StkCallback:
+        return self.body.stk_callback
+
+
+# --- C2B validation / confirmation ----------------------------------------------------
+class C2BTransaction(_Payload):
+    transaction_type: str = Field("", alias="TransactionType")
+    trans_id: str = Field(alias="TransID", min_length=1, max_length=40)
+    trans_time: str = Field("", alias="TransTime")
+    trans_amount: Decimal = Field(alias="TransAmount")
+    business_short_code: str = Field("", alias="BusinessShortCode")
+    bill_ref_number: str = Field("", alias="BillRefNumber")
+    third_party_trans_id: str = Field("", alias="ThirdPartyTransID")
+    # Masked or hashed these days: kept for the record, never used to identify anyone.
+    msisdn: str = Field("", alias="MSISDN")
+    first_name: str = Field("", alias="FirstName")
+
+    @field_validator("business_short_code", "bill_ref_number", "msisdn", mode="before")
+    @classmethod
+    def _text(cls, value: Any) -> str:
+        return "" if value is None else str(value)
+
+    @property
+    def account_reference(self) -> str:
+        """BillRefNumber is typed by the payer: normalise case and spaces."""
+        return "".join(self.bill_ref_number.split()).upper()
+
+
+def _decimal(value: Any) -> Decimal | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return Decimal(str(value))
+    except InvalidOperation:
+        return None

@@ -1,0 +1,169 @@
+"""Celery tasks: ids in, one domain call each, safe to run twice (STYLE 4, 5)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any
+
+from celery import shared_task
+from django.utils import timezone
+
+from payments.errors import ProviderError
+from payments.models import (
+    MpesaAccount,
+    PaymentEvent,
+    PaymentMethod,
+    PaymentRequest,
+    PaymentStatus,
+)
+from tenants.context import operator_context
+from tulia.celery import app
+
+logger = logging.getLogger("tulia.payments")
+# Daraja throttles eager pollers (Spike Arrest): never query one push more often.
+QUERY_BACKOFF_SECONDS = 20
+MIN_QUERY_AGE_SECONDS = 30
+SWEEP_EVERY_SECONDS = 30
+UNPROCESSED_AFTER_SECONDS = 120
+# A card checkout whose IPN never came is re-checked after this long, for a day.
+PESAPAL_CHECK_AFTER = timedelta(minutes=10)
+PESAPAL_CHECK_FOR = timedelta(days=1)
+
+
+@shared_task(name="payments.process_stk_callback")
+def process_stk_callback(tenant_id: str, event_id: int) -> str | None:
+    from payments.mpesa.handlers import handle_stk_callback
+
+    return handle_stk_callback(tenant_id, event_id)
+
+
+@shared_task(name="payments.reprocess_stk_callbacks")
+def reprocess_stk_callbacks(tenant_id: str, checkout_request_id: str) -> int:
+    from payments.mpesa.handlers import handle_stk_callback, stk_callbacks_waiting_for
+
+    waiting = stk_callbacks_waiting_for(tenant_id, checkout_request_id)
+    for event_id in waiting:
+        handle_stk_callback(tenant_id, event_id)
+    return len(waiting)
+
+
+@shared_task(name="payments.process_c2b_confirmation")
+def process_c2b_confirmation(tenant_id: str, event_id: int) -> str | None:
+    from payments.mpesa.handlers import handle_c2b_confirmation
+
+    return handle_c2b_confirmation(tenant_id, event_id)
+
+
+@shared_task(
+    name="payments.process_pesapal_ipn",
+    autoretry_for=(ProviderError,),
+    retry_backoff=True,
+    max_retries=5,
+)
+def process_pesapal_ipn(tenant_id: str, event_id: int) -> str | None:
+    from payments.pesapal.handlers import handle_ipn
+
+    return handle_ipn(tenant_id, event_id)
+
+
+@shared_task(name="payments.query_stk_payment", autoretry_for=(ProviderError,), max_retries=2)
+def query_stk_payment(tenant_id: str, payment_id: int, give_up_after: int | None) -> str | None:
+    from payments.mpesa.stk import query_stk_payment as query
+
+    return query(tenant_id, payment_id, give_up_after=give_up_after)
+
+
+@shared_task(name="payments.sweep_pending_stk")
+def sweep_pending_stk() -> int:
+    """Periodic: query STK pushes that got no callback within the tenant's limit."""
+    requeue_unprocessed_events()
+    due = stale_stk_payments()
+    for tenant_id, payment_id, give_up_after in due:
+        query_stk_payment.delay(tenant_id, payment_id, give_up_after)
+    return len(due)
+
+
+def requeue_unprocessed_events(older_than: int = UNPROCESSED_AFTER_SECONDS) -> int:
+    """Stored callbacks whose task never ran (broker down at the time) are enqueued again."""
+    tasks: dict[str, Any] = {
+        PaymentEvent.Kind.STK_CALLBACK: process_stk_callback,
+        PaymentEvent.Kind.C2B_CONFIRMATION: process_c2b_confirmation,
+        PaymentEvent.Kind.PESAPAL_IPN: process_pesapal_ipn,
+    }
+    cutoff = timezone.now() - timedelta(seconds=older_than)
+    with operator_context("payments: find stored callbacks never processed"):
+        rows = list(
+            PaymentEvent.objects.filter(
+                outcome=PaymentEvent.Outcome.RECEIVED, kind__in=tasks, received_at__lt=cutoff
+            ).values_list("tenant_id", "pk", "kind")[:500]
+        )
+    for tenant_id, event_id, kind in rows:
+        tasks[kind].delay(str(tenant_id), event_id)
+    return len(rows)
+
+
+def stale_stk_payments() -> list[tuple[str, int, int]]:
+    """(tenant, payment, give-up seconds) for pushes past their tenant's query delay."""
+    now = timezone.now()
+    with operator_context("payments: find STK pushes with no callback"):
+        accounts = {a.tenant_id: a for a in MpesaAccount.objects.all()}
+        candidates = PaymentRequest.objects.filter(
+            method=PaymentMethod.MPESA_STK,
+            status=PaymentStatus.PENDING,
+            created_at__lt=now - timedelta(seconds=MIN_QUERY_AGE_SECONDS),
+        ).exclude(provider_reference="")
+        rows = list(candidates.values_list("tenant_id", "pk", "created_at", "last_queried_at"))
+    due = []
+    for tenant_id, payment_id, created_at, queried_at in rows:
+        account = accounts.get(tenant_id)
+        if account is None or now - created_at < timedelta(seconds=account.stk_query_after_seconds):
+            continue
+        if queried_at and now - queried_at < timedelta(seconds=QUERY_BACKOFF_SECONDS):
+            continue
+        due.append((str(tenant_id), payment_id, account.stk_give_up_after_seconds))
+    return due
+
+
+@shared_task(name="payments.notify_payment_outcome")
+def notify_payment_outcome(tenant_id: str, payment_id: int) -> bool:
+    from payments.notify import send_outcome_once
+
+    return send_outcome_once(tenant_id, payment_id)
+
+
+@shared_task(name="payments.check_pesapal_payment", autoretry_for=(ProviderError,), max_retries=2)
+def check_pesapal_payment(tenant_id: str, payment_id: int) -> str | None:
+    from payments.pesapal.handlers import check_pending
+
+    return check_pending(tenant_id, payment_id)
+
+
+@shared_task(name="payments.sweep_pending_pesapal")
+def sweep_pending_pesapal() -> int:
+    """Periodic: a lost IPN must not leave a paid card checkout pending forever."""
+    now = timezone.now()
+    with operator_context("payments: find card checkouts with no IPN"):
+        due = list(
+            PaymentRequest.objects.filter(
+                method=PaymentMethod.PESAPAL_CARD,
+                status=PaymentStatus.PENDING,
+                created_at__lt=now - PESAPAL_CHECK_AFTER,
+                created_at__gt=now - PESAPAL_CHECK_FOR,
+            )
+            .exclude(last_queried_at__gt=now - PESAPAL_CHECK_AFTER)
+            .values_list("tenant_id", "pk")
+        )
+    for tenant_id, payment_id in due:
+        check_pesapal_payment.delay(str(tenant_id), payment_id)
+    return len(due)
+
+
+app.conf.beat_schedule = {
+    **(app.conf.beat_schedule or {}),
+    "payments-sweep-stk": {"task": "payments.sweep_pending_stk", "schedule": SWEEP_EVERY_SECONDS},
+    "payments-sweep-pesapal": {
+        "task": "payments.sweep_pending_pesapal",
+        "schedule": SWEEP_EVERY_SECONDS * 10,
+    },
+}

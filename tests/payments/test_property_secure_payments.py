@@ -1,0 +1,110 @@
+"""Property 7 over generated orders, confirmations and callback sequences."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from decimal import Decimal
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from payments.errors import PaymentError
+from payments.models import PaymentStatus
+from payments.mpesa.stk import initiate_stk_push
+from payments.outcomes import stk_outcome
+from payments.queries import latest_payment
+from tests.payments.conftest import order_of
+
+pytestmark = pytest.mark.django_db
+CODES = (0, 0, 1032, 1037, 1, 2001)
+
+
+@dataclass(frozen=True)
+class Callback:
+    code: int
+    amount_delta: int  # 0: the amount asked for; otherwise a wrong amount
+    receipt: str
+
+
+callbacks = st.builds(
+    Callback,
+    code=st.sampled_from(CODES),
+    amount_delta=st.sampled_from((0, 0, 0, -1, 7)),
+    receipt=st.sampled_from(("RCP0000001", "RCP0000002")),
+)
+
+
+def body(checkout_id: str, total: int, cb: Callback, order_id: int) -> str:
+    stk: dict[str, object] = {
+        "MerchantRequestID": "1-2-3",
+        "CheckoutRequestID": checkout_id,
+        "ResultCode": cb.code,
+        "ResultDesc": "scripted",
+    }
+    if cb.code == 0:
+        items = [
+            ("Amount", float(total + cb.amount_delta)),
+            ("MpesaReceiptNumber", f"{cb.receipt}{order_id}"),
+        ]
+        stk["CallbackMetadata"] = {"Item": [{"Name": n, "Value": v} for n, v in items]}
+    return json.dumps({"Body": {"stkCallback": stk}})
+
+
+def expected_status(first: Callback) -> str:
+    """The first authoritative result decides; a paid-but-wrong amount is unknown."""
+    if first.code == 0 and first.amount_delta:
+        return PaymentStatus.UNKNOWN
+    return stk_outcome(first.code).status
+
+
+@settings(
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    total=st.integers(min_value=1, max_value=150_000),
+    confirmed_delta=st.sampled_from((0, 0, 0, 1, -1, 100)),
+    pool=st.lists(callbacks, min_size=1, max_size=3),
+    order_of_delivery=st.lists(st.integers(min_value=0, max_value=2), min_size=1, max_size=6),
+)
+def test_payment_status_always_equals_what_the_authoritative_events_say(
+    *, shop, daraja, make_order, post_callback, total, confirmed_delta, pool, order_of_delivery
+) -> None:
+    """Feature: tulia-ai-v2-langgraph-refactor, Property 7: Secure Payment Processing.
+
+    No amount the customer did not confirm is ever sent to M-Pesa, and the payment
+    status (read from the record) equals what the first authoritative callback said,
+    whatever duplicates, reordering or conflicting callbacks follow.
+    """
+    order = make_order(shop, total)
+    pushes_before = len(daraja.pushes)
+    daraja.script(deliver=False, answered=False)
+    confirmed = Decimal(total + confirmed_delta)
+    if confirmed_delta:
+        with pytest.raises(PaymentError, match="amount_not_confirmed"):
+            initiate_stk_push(shop.id, order.pk, confirmed_amount=confirmed)
+        assert len(daraja.pushes) == pushes_before
+        assert latest_payment(shop.id, order.pk) is None
+        daraja.scripts.clear()
+        return
+    payment = initiate_stk_push(shop.id, order.pk, confirmed_amount=confirmed)
+    assert daraja.pushes[payment.provider_reference].body["Amount"] == total
+
+    delivered = [pool[i % len(pool)] for i in order_of_delivery]
+    for cb in delivered:
+        post_callback(shop, "stk_callback", body(payment.provider_reference, total, cb, order.pk))
+
+    recorded = latest_payment(shop.id, order.pk)
+    assert recorded is not None
+    assert recorded.status == expected_status(delivered[0])
+    paid = recorded.status == PaymentStatus.PAID
+    assert (order_of(shop, order.pk).status == "paid") == paid
+    disagreeing = any(
+        expected_status(cb) != expected_status(delivered[0])
+        or (cb.code == 0 and delivered[0].code == 0 and cb != delivered[0])
+        for cb in delivered[1:]
+    )
+    assert recorded.needs_review == (disagreeing or recorded.status == PaymentStatus.UNKNOWN)
