@@ -1,0 +1,184 @@
+"""Turn an uploaded file into Markdown-shaped text: headings as `#` lines, body as paragraphs.
+
+One extractor per format, each with a well-kept library where the format needs one.
+Every failure a shop can cause (corrupt, encrypted, empty, oversized, wrong type) is an
+`ExtractionError` whose message is shown to the shop as the reason.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import PurePath
+
+import docx
+from pypdf import PdfReader
+
+from kb import limits
+
+
+class ExtractionError(ValueError):
+    """The file cannot be indexed; the message says why in words a shop understands."""
+
+
+@dataclass(frozen=True)
+class Extracted:
+    text: str  # Markdown-shaped: "# Heading" lines and paragraphs
+    pages: int
+
+
+SUPPORTED_SUFFIXES = (".pdf", ".docx", ".txt", ".md", ".markdown", ".csv")
+
+
+def extract(filename: str, data: bytes) -> Extracted:
+    suffix = PurePath(filename).suffix.lower()
+    if suffix not in SUPPORTED_SUFFIXES:
+        raise ExtractionError(
+            f"unsupported file type {suffix or '(none)'}; use PDF, DOCX, TXT, Markdown or CSV"
+        )
+    _check_size(data)
+    extracted = _EXTRACTORS[suffix](data)
+    if not extracted.text.strip():
+        raise ExtractionError("no text found in the file (a scanned image PDF has no text layer)")
+    return extracted
+
+
+def _check_size(data: bytes) -> None:
+    if not data:
+        raise ExtractionError("the file is empty")
+    if len(data) > limits.max_upload_bytes():
+        mib = limits.max_upload_bytes() / (1024 * 1024)
+        raise ExtractionError(
+            f"the file is {len(data) / (1024 * 1024):.1f} MB; the limit is {mib:g} MB"
+        )
+
+
+def _decode_text(data: bytes) -> str:
+    if b"\x00" in data[:4096]:
+        raise ExtractionError("the file looks binary, not text")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        # Files saved by older Windows editors; cp1252 covers the characters Kenyan shops use.
+        return data.decode("cp1252", errors="replace")
+
+
+# --- PDF ---------------------------------------------------------------------------------
+def _pdf(data: bytes) -> Extracted:
+    if b"%PDF-" not in data[:1024]:
+        raise ExtractionError("not a PDF file (the PDF header is missing)")
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        _unlock(reader)
+        if len(reader.pages) > limits.MAX_PAGES:
+            raise ExtractionError(
+                f"the PDF has {len(reader.pages)} pages; the limit is {limits.MAX_PAGES}"
+            )
+        pages = [page.extract_text() or "" for page in reader.pages]
+    except ExtractionError:
+        raise
+    except Exception as exc:  # pypdf raises many types on damaged files; all mean "corrupt"
+        raise ExtractionError(f"the PDF is corrupt or unreadable ({type(exc).__name__})") from exc
+    return Extracted(text=plain_text_to_markdown("\n\n".join(pages)), pages=len(pages))
+
+
+def _unlock(reader: PdfReader) -> None:
+    if not reader.is_encrypted:
+        return
+    # Many PDFs carry only an owner password and open with an empty user password.
+    try:
+        unlocked = reader.decrypt("")
+    except Exception as exc:  # pypdf raises several types (missing crypto backend too)
+        raise ExtractionError("the PDF is password-protected; upload an unlocked copy") from exc
+    if not unlocked:
+        raise ExtractionError("the PDF is password-protected; upload an unlocked copy")
+
+
+# --- DOCX --------------------------------------------------------------------------------
+def _docx(data: bytes) -> Extracted:
+    if not zipfile.is_zipfile(io.BytesIO(data)):
+        raise ExtractionError("not a DOCX file (a DOCX is a zip package), or it is corrupt")
+    try:
+        document = docx.Document(io.BytesIO(data))
+    except Exception as exc:  # python-docx surfaces zip, XML and package errors alike
+        raise ExtractionError(f"the DOCX is corrupt or unreadable ({type(exc).__name__})") from exc
+    lines: list[str] = []
+    for paragraph in document.paragraphs:
+        lines.append(_docx_line(paragraph.style.name if paragraph.style else "", paragraph.text))
+    for table in document.tables:
+        for row in table.rows:
+            lines.append(" | ".join(cell.text.strip() for cell in row.cells))
+    return Extracted(text="\n\n".join(line for line in lines if line.strip()), pages=1)
+
+
+def _docx_line(style: str, text: str) -> str:
+    if style == "Title":
+        return f"# {text}"
+    match = re.fullmatch(r"Heading (\d)", style)
+    return f"{'#' * int(match.group(1))} {text}" if match else text
+
+
+# --- text, Markdown, CSV FAQ -------------------------------------------------------------
+def _markdown(data: bytes) -> Extracted:
+    return Extracted(text=_decode_text(data), pages=1)
+
+
+def _plain(data: bytes) -> Extracted:
+    return Extracted(text=plain_text_to_markdown(_decode_text(data)), pages=1)
+
+
+def _csv_faq(data: bytes) -> Extracted:
+    try:
+        rows = list(csv.reader(io.StringIO(_decode_text(data), newline="")))
+    except csv.Error as exc:
+        raise ExtractionError(f"the CSV file is malformed ({exc})") from exc
+    rows = [row for row in rows if any(cell.strip() for cell in row)]
+    if rows and [c.strip().lower() for c in rows[0][:2]] == ["question", "answer"]:
+        rows = rows[1:]
+    entries = []
+    for number, row in enumerate(rows, start=1):
+        if len(row) < 2 or not row[0].strip() or not row[1].strip():
+            raise ExtractionError(f"FAQ row {number} needs a question and an answer")
+        entries.append(f"## {row[0].strip()}\n\n{row[1].strip()}")
+    return Extracted(text="\n\n".join(entries), pages=1)
+
+
+HEADING_LIKE = re.compile(r"^[A-Z0-9][^.!?:;,]{1,70}$")
+
+
+def plain_text_to_markdown(text: str) -> str:
+    """Mark short title-like lines that start a block as headings, so PDF/TXT keep sections.
+
+    PDF text has no styles; a line is taken as a heading when it is short, has no
+    sentence punctuation, follows a blank line or a finished sentence, and has text after it.
+    """
+    lines = text.split("\n")
+    out = []
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        previous = lines[i - 1].strip() if i else ""
+        starts_block = not previous or previous.endswith((".", "!", "?", ":"))
+        has_body = any(rest.strip() for rest in lines[i + 1 : i + 3])
+        if _title_like(stripped) and starts_block and has_body:
+            out.extend(["", f"## {stripped}", ""])
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def _title_like(line: str) -> bool:
+    return bool(HEADING_LIKE.match(line)) and len(line.split()) <= 8 and not line.startswith("#")
+
+
+_EXTRACTORS: dict[str, Callable[[bytes], Extracted]] = {
+    ".pdf": _pdf,
+    ".docx": _docx,
+    ".txt": _plain,
+    ".md": _markdown,
+    ".markdown": _markdown,
+    ".csv": _csv_faq,
+}

@@ -1,0 +1,118 @@
+"""Query words for full-text search and for judging how much of a question a chunk covers.
+
+Stop words are dropped so "how do I…" or "je, ni…" cannot make an unrelated chunk look
+relevant. Words of five letters or more match by their first five letters: a cheap
+stand-in for stemming that works for English ("delivered" ~ "delivery") and for
+Swahili's suffixes ("kurudishiwa" ~ "kurudisha") where Postgres has no stemmer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from kb import lexicon
+
+PREFIX_LEN = 5
+MAX_TERMS = 16
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+_ENGLISH = """
+    a about am an and any are as at be been but by can could do does did for from get
+    got have has had how i if in is it its just me my no not of on or our please so than
+    that the their them then there these they this to too up us was we were what when
+    where which who whom why will with would you your yours hi hello hey thanks thank ok
+    okay want need know tell much many also its im dont long take takes took make now
+    some still really way happen happens work works should shall may might did didn
+"""
+_SWAHILI = """
+    na ya wa za la kwa ni je kama hii hiyo huo hizi hao katika kuna nini gani vipi mimi
+    wewe yeye sisi nyinyi wao yangu yako yake yetu yenu yao au lakini pia tu sana hapo
+    hapa huko pale ili kwamba ndiyo ndio hapana habari sasa naomba tafadhali asante
+    nataka ninataka nitaweza naweza nikitaka unaweza mnaweza ama wapi lini nani lenu
+    yenu zenu wenu langu liko iko ziko nifanye mtanisaidiaje baada moja
+"""
+_SHENG = """
+    niko uko iko aje manze msee bana buda maze wasee mbona bro sis poa sawa naeza mnaeza
+    uta
+"""
+STOPWORDS = frozenset((_ENGLISH + _SWAHILI + _SHENG).split())
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def term_groups(query: str) -> list[tuple[str, ...]]:
+    """Each content word of the query with its stem and its equivalents in other languages."""
+    groups = []
+    for term in query_terms(query):
+        stem = swahili_stem(term)
+        variants = dict.fromkeys(
+            [term, stem, *lexicon.equivalents(term), *lexicon.equivalents(stem)]
+        )
+        groups.append(tuple(variants))
+    return groups
+
+
+# Subject, tense and object markers a Swahili verb carries in front of its root, and the
+# question suffix "-je" ("nalipaje" = how do I pay -> "lipa").
+_SUBJECT = r"(?:ni|u|a|tu|mn|m|wa|ki|vi|zi|li|ya|i|si|hu)?"
+_TENSE = r"(?:na|li|ta|me|ki|ka|nge|ja)"
+_OBJECT = r"(?:ni|ku|tu|wa|ki|vi|zi|li|ya|m)"
+_WITH_OBJECT = re.compile(f"^{_SUBJECT}{_TENSE}{_OBJECT}")
+_WITHOUT_OBJECT = re.compile(f"^{_SUBJECT}{_TENSE}")
+MIN_STEM = 4
+
+
+def swahili_stem(word: str) -> str:
+    """Strip a Swahili verb's markers: "nalipaje" -> "lipa", "mnatuma" -> "tuma"."""
+    stem = word[:-2] if word.endswith("je") and len(word) > 5 else word
+    for pattern in (_WITH_OBJECT, _WITHOUT_OBJECT):
+        match = pattern.match(stem)
+        if match and len(stem) - match.end() >= MIN_STEM:
+            return stem[match.end() :]
+    return stem
+
+
+def query_terms(query: str) -> list[str]:
+    """Distinct content words of the query, in order, at most MAX_TERMS."""
+    seen: dict[str, None] = {}
+    for word in words(query):
+        if len(word) > 1 and word not in STOPWORDS:
+            seen.setdefault(word, None)
+    return list(seen)[:MAX_TERMS]
+
+
+def _key(word: str) -> str:
+    return word[:PREFIX_LEN]
+
+
+def tsquery(terms: Iterable[str]) -> str:
+    """An OR query for to_tsquery('simple', …); terms are letters/digits only, so safe."""
+    parts = dict.fromkeys(f"{_key(t)}:*" if len(t) >= PREFIX_LEN else t for t in terms)
+    return " | ".join(parts)
+
+
+def _matches(term: str, exact: set[str], prefixes: set[str]) -> bool:
+    return term in exact or (len(term) >= PREFIX_LEN and _key(term) in prefixes)
+
+
+def coverage(groups: list[tuple[str, ...]], text: str, weights: list[float]) -> float:
+    """Weighted share of the query's words (any equivalent will do) found in `text`.
+
+    Weights are inverse document frequencies: a word every chunk has (the shop's name)
+    says little, a rare word that is missing says a lot.
+    """
+    total = sum(weights)
+    if not groups or not total:
+        return 0.0
+    present = words(text)
+    exact = set(present)
+    prefixes = {_key(w) for w in present if len(w) >= PREFIX_LEN}
+    found = sum(
+        weight
+        for group, weight in zip(groups, weights, strict=True)
+        if any(_matches(term, exact, prefixes) for term in group)
+    )
+    return found / total
