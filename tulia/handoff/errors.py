@@ -1,0 +1,39 @@
+"""Errors of the handoff desk; each carries a stable code for the API and the tools."""
+
+from __future__ import annotations
+
+
+class HandoffError(Exception):
+    code = "handoff_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class IllegalTransition(HandoffError):
+    code = "illegal_transition"
+
+
+class AlreadyClaimed(HandoffError):
+    code = "already_claimed"
+
+
+class NotYourTicket(HandoffError):
+    code = "not_your_ticket"
+
+
+class OutsideReplyWindow(HandoffError):
+    code = "outside_24h_window"
+
+
+class NotStaff(HandoffError):
+    code = "not_staff"
+
+
+def actor_id(user: object) -> int:
+    """The signed-in staff user's id; anonymous callers never reach the desk."""
+    pk = getattr(user, "pk", None)
+    if not isinstance(pk, int):
+        raise NotStaff("sign in as the tenant's staff first")
+    return pk

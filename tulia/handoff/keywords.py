@@ -1,0 +1,37 @@
+"""Tenant keyword triggers: a customer asking for a person in English or Swahili."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tenants.config import HandoffSettings
+from tulia.handoff.text import find_phrase
+
+# Used when a tenant has emptied its list by mistake: asking for a human must always work.
+BASELINE_TRIGGERS: tuple[str, ...] = (
+    "agent",
+    "human",
+    "real person",
+    "speak to someone",
+    "customer care",
+    "mtu",
+    "binadamu",
+    "nataka kuongea na mtu",
+    "niongee na mtu",
+    "huduma kwa wateja",
+)
+
+
+@dataclass(frozen=True)
+class TriggerMatch:
+    keyword: str
+
+
+def triggers_for(settings: HandoffSettings) -> tuple[str, ...]:
+    return tuple(settings.keyword_triggers) or BASELINE_TRIGGERS
+
+
+def match_trigger(message: str, settings: HandoffSettings) -> TriggerMatch | None:
+    """The tenant keyword found in the message, case- and accent-insensitively."""
+    found = find_phrase(message, triggers_for(settings))
+    return TriggerMatch(keyword=found) if found else None
