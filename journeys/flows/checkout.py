@@ -1,0 +1,315 @@
+"""Sales journey, second half: variant, quantity, order, offers, confirmation, payment.
+
+No step is skipped (Property 5): payment starts only from the "confirm" step, on an
+explicit yes to a question that showed the order's total, and for exactly that amount
+(`quoted_amount_kes`); the provider refuses any other. Every amount shown is read from
+this turn's tool output (order_create, order_get_status or the payment tool).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from journeys.flows import lexicon, once, parse
+from journeys.flows.common import ORDER_STATUS_WORDS, FlowTurn, local_phone, payment_word
+from journeys.flows.phrases import label
+from journeys.flows.state import FlowState
+from journeys.templates.library import format_money
+from journeys.templates.text_nodes import order_status_response, product_disambiguate
+from journeys.tooling import Called
+
+MAX_VARIANT_CHOICES = 12
+
+
+def answers_step(state: FlowState, step: str, text: str) -> bool:
+    if step == "variant":
+        choices = (state.get("pending_item") or {}).get("choices", [])
+        return _variant_pick(text, choices) is not None
+    if step == "quantity":
+        return parse.quantity(text) is not None and len(parse.words(text)) <= 4
+    if step == "method":
+        return parse.method_choice(text, state.get("payment_methods", [])) is not None
+    if step == "confirm":
+        return parse.is_yes(text) or parse.is_no(text)
+    if step in ("paused", "paying"):
+        return parse.short_answer(text, lexicon.PAY, 5)
+    return False
+
+
+def advance(turn: FlowTurn, step: str) -> FlowState:
+    if step == "variant":
+        return _variant_chosen(turn)
+    if step == "quantity":
+        return _create_order(turn, parse.quantity(turn.text) or 0)
+    if step == "method":
+        methods = turn.get("payment_methods", [])
+        turn.set(payment_method=parse.method_choice(turn.text, methods))
+        return confirm(turn)
+    if step == "confirm":
+        return _initiate(turn) if parse.is_yes(turn.text) else _declined(turn)
+    return confirm(turn)  # "pay" while paused or paying: ask again, with the fresh total
+
+
+def reprompt(turn: FlowTurn, step: str) -> FlowState:
+    """CONTINUE after a detour: ask the pending question again."""
+    if step == "variant":
+        return _ask_variant(turn, turn.get("pending_item"))
+    if step == "quantity":
+        return _ask_quantity(turn, turn.get("pending_item"))
+    if step == "paying":
+        return status(turn)
+    return confirm(turn)
+
+
+def payment_help(turn: FlowTurn) -> FlowState:
+    return status(turn) if turn.get("sales_step") == "paying" else confirm(turn)
+
+
+def select_item(turn: FlowTurn, item_id: int) -> FlowState:
+    got = turn.tool("catalog_get_item", customer=False, item_id=item_id)
+    if not got.ok:
+        return turn.reply(turn.say("tool_failed"))
+    item = got.output
+    if not item["in_stock"]:
+        return turn.reply(turn.say("out_of_stock", item=item["name"]))
+    pending = _pending(item, (turn.get("last_catalog_filters") or {}).get("size"))
+    turn.set(pending_item=pending, selected_item_ids=[item_id])
+    if pending["choices"] and pending["variant_id"] is None:
+        return _ask_variant(turn, pending)
+    return _ask_quantity(turn, pending)
+
+
+def _pending(item: dict[str, Any], size: str | None) -> dict[str, Any]:
+    variants = [v for v in item["variants"] if v["in_stock"]][:MAX_VARIANT_CHOICES]
+    attribute = _varying_attribute(variants)
+    choices = [
+        {"variant_id": v["variant_id"], "label": str(v["attributes"].get(attribute, v["sku"]))}
+        for v in variants
+    ]
+    preset = [c for c in choices if size and c["label"] == size]
+    if len(choices) == 1:
+        preset = choices
+    return {
+        "item_id": item["item_id"],
+        "name": item["name"],
+        "attribute": attribute,
+        "choices": choices,
+        "variant_id": preset[0]["variant_id"] if preset else None,
+        "variant_label": preset[0]["label"] if preset else None,
+    }
+
+
+def _varying_attribute(variants: list[dict[str, Any]]) -> str:
+    keys = [k for v in variants for k in v["attributes"]]
+    for key in dict.fromkeys(keys):
+        if len({str(v["attributes"].get(key)) for v in variants}) > 1:
+            return key
+    return keys[0] if keys else "option"
+
+
+def _variant_pick(text: str, choices: list[dict[str, Any]]) -> dict[str, Any] | None:
+    labels = [c["label"] for c in choices]
+    folded = parse.words(text)
+    exact = [
+        c
+        for c in choices
+        if parse.words(c["label"]) and set(parse.words(c["label"])) <= set(folded)
+    ]
+    if len(exact) == 1:
+        return exact[0]
+    picked = parse.number_choice(text, len(labels)) if len(folded) <= 3 else None
+    return choices[picked - 1] if picked else None
+
+
+def _ask_variant(turn: FlowTurn, pending: dict[str, Any]) -> FlowState:
+    turn.set(sales_step="variant", journey_step="sales.variant")
+    text = product_disambiguate(
+        turn.key,
+        turn.language,
+        item=pending["name"],
+        price=None,
+        missing_attribute=pending["attribute"],
+        choices=[c["label"] for c in pending["choices"]],
+    )
+    return turn.reply(text)
+
+
+def _variant_chosen(turn: FlowTurn) -> FlowState:
+    pending = dict(turn.get("pending_item"))
+    choice = _variant_pick(turn.text, pending["choices"])
+    if choice is None:  # answers_step said yes, so this only guards a changed state
+        return _ask_variant(turn, pending)
+    pending.update(variant_id=choice["variant_id"], variant_label=choice["label"])
+    turn.set(pending_item=pending)
+    return _ask_quantity(turn, pending)
+
+
+def _ask_quantity(turn: FlowTurn, pending: dict[str, Any]) -> FlowState:
+    turn.set(sales_step="quantity", journey_step="sales.quantity")
+    name = pending["name"] + (
+        f" ({pending['variant_label']})" if pending.get("variant_label") else ""
+    )
+    return turn.reply(product_disambiguate(turn.key, turn.language, item=name, price=None))
+
+
+def _create_order(turn: FlowTurn, quantity: int) -> FlowState:
+    if not 1 <= quantity <= parse.MAX_QUANTITY:
+        return turn.reply(turn.say("quantity_invalid", max=parse.MAX_QUANTITY))
+    pending = turn.get("pending_item")
+    line = {"item_id": pending["item_id"], "quantity": quantity}
+    if pending.get("variant_id"):
+        line["variant_id"] = pending["variant_id"]
+    made = _order_once(turn, line)
+    if not made.ok:
+        if made.broken:
+            return turn.reply(turn.say("tool_failed"))
+        turn.set(sales_step="choose")
+        return turn.reply(turn.say("order_failed", reason=made.error_message))
+    order = made.output
+    cart = [{**line, "name": pending["name"], "variant": pending.get("variant_label")}]
+    turn.set(cart=cart, pending_item=None, payment_status=None, payment_request_id=None)
+    turn.set(payment_attempt=0, payment_method=None, **_order_fields(order))
+    hint = _offers_hint(turn, order["order_id"])
+    return _ask_payment(turn, order, prefix=hint)
+
+
+def _order_once(turn: FlowTurn, line: dict[str, Any]) -> Called:
+    """order_create, unless a retry of this very turn already created the order."""
+    prior = once.remembered(turn.ctx, "order")
+    if prior is not None:
+        found = turn.tool("order_get_status", order_id=int(prior))
+        if found.ok:
+            return Called(found.tool, ok=True, output=found.output["order"])
+    made = turn.tool("order_create", lines=[line])
+    if made.ok:
+        once.remember(turn.ctx, "order", str(made.output["order_id"]))
+    return made
+
+
+def _order_fields(order: dict[str, Any]) -> dict[str, Any]:
+    totals = {k: order[k] for k in ("reference", "total", "amount_whole_kes", "currency")}
+    return {"order_id": str(order["order_id"]), "order_totals": totals}
+
+
+def _offers_hint(turn: FlowTurn, order_id: int) -> str | None:
+    found = turn.tool("offers_get_applicable", order_id=order_id)
+    if not found.ok:
+        return None
+    codes = [o["code"] for o in found.output["offers"] if o["applicable"] and o["code"]]
+    return turn.say("offers_hint", offers=", ".join(codes[:3])) if codes else None
+
+
+def _methods(turn: FlowTurn) -> list[str]:
+    found = turn.tool("payment_get_methods", customer=False)
+    methods = [m["code"] for m in found.output.get("methods", [])] if found.ok else []
+    turn.set(payment_methods=methods)
+    return methods
+
+
+def _ask_payment(turn: FlowTurn, order: dict[str, Any], prefix: str | None = None) -> FlowState:
+    methods = _methods(turn)
+    chosen = turn.get("payment_method")
+    if chosen not in methods:
+        chosen = methods[0] if len(methods) == 1 else None
+    if not methods:
+        turn.set(sales_step="paused", journey_step="sales.no_methods")
+        text = turn.say("no_methods", reference=order["reference"])
+    elif chosen is None:
+        turn.set(sales_step="method", journey_step="sales.method")
+        lines = [
+            f"{i}. {label(turn.language, 'method_label', m)}" for i, m in enumerate(methods, 1)
+        ]
+        text = turn.say("ask_method", reference=order["reference"], choices="\n".join(lines))
+    else:
+        text = _confirm_question(turn, order, chosen)
+    return turn.reply(f"{prefix}\n\n{text}" if prefix else text)
+
+
+def _confirm_question(turn: FlowTurn, order: dict[str, Any], method: str) -> str:
+    turn.set(sales_step="confirm", journey_step="sales.confirm", payment_method=method)
+    turn.set(quoted_amount_kes=order["amount_whole_kes"], awaiting_answer=True)
+    how = turn.say(f"method_{method}", phone=local_phone(turn.get("phone_e164")))
+    total = format_money(Decimal(order["total"]), order["currency"])
+    return turn.say("confirm_payment", reference=order["reference"], total=total, method=how)
+
+
+def _fresh_order(turn: FlowTurn) -> dict[str, Any] | None:
+    found = turn.tool("order_get_status", order_id=int(turn.get("order_id")))
+    return found.output if found.ok else None
+
+
+def confirm(turn: FlowTurn) -> FlowState:
+    """Show the current total and ask for an explicit yes (also after a coupon)."""
+    fresh = _fresh_order(turn)
+    if fresh is None:
+        return turn.reply(turn.say("tool_failed"))
+    if fresh["paid"]:
+        return status(turn, fresh)
+    turn.set(**_order_fields(fresh["order"]))
+    return _ask_payment(turn, fresh["order"])
+
+
+def _initiate(turn: FlowTurn) -> FlowState:
+    method, order_id = turn.get("payment_method"), int(turn.get("order_id"))
+    amount, attempt = turn.get("quoted_amount_kes"), turn.get("payment_attempt", 0) + 1
+    turn.set(payment_attempt=attempt, awaiting_answer=False)
+    if method == "mpesa_c2b":
+        called = turn.tool("payment_get_c2b_instructions", order_id=order_id)
+    elif method == "pesapal_card":
+        called = turn.tool(
+            "payment_create_pesapal_checkout",
+            order_id=order_id,
+            confirmed_amount_kes=amount,
+            attempt=attempt,
+        )
+    else:
+        called = turn.tool(
+            "payment_initiate_stk_push",
+            order_id=order_id,
+            confirmed_amount_kes=amount,
+            attempt=attempt,
+        )
+    if not called.ok:
+        turn.set(sales_step="paused", journey_step="sales.payment_failed")
+        return turn.reply(turn.say("payment_failed"))
+    return _started(turn, method, called.output)
+
+
+def _started(turn: FlowTurn, method: str, out: dict[str, Any]) -> FlowState:
+    amount = format_money(out["amount_kes"])
+    turn.set(sales_step="paying", journey_step="sales.paying", payment_status="pending")
+    turn.set(payment_request_id=str(out["payment_id"]) if "payment_id" in out else None)
+    if method == "mpesa_c2b":
+        scenario = "c2b_till" if out["kind"] == "till" else "c2b_paybill"
+        number, account = out["business_number"], out["account_reference"]
+        return turn.reply(turn.say(scenario, amount=amount, number=number, account=account))
+    if method == "pesapal_card":
+        return turn.reply(turn.say("card_link", amount=amount, url=out["checkout_url"]))
+    return turn.reply(
+        turn.say("stk_sent", amount=amount, phone=local_phone(turn.get("phone_e164")))
+    )
+
+
+def _declined(turn: FlowTurn) -> FlowState:
+    turn.set(sales_step="paused", journey_step="sales.declined", awaiting_answer=False)
+    reference = (turn.get("order_totals") or {}).get("reference", "")
+    return turn.reply(turn.say("payment_declined", reference=reference))
+
+
+def status(turn: FlowTurn, fresh: dict[str, Any] | None = None) -> FlowState:
+    """Payment status read from the order record, never assumed (Property 7)."""
+    fresh = fresh or _fresh_order(turn)
+    if fresh is None:
+        return turn.reply(turn.say("tool_failed"))
+    order = fresh["order"]
+    if fresh["paid"]:
+        turn.set(sales_step=None, payment_status="paid", cart=[], quoted_amount_kes=None)
+    text = order_status_response(
+        turn.key,
+        turn.language,
+        reference=order["reference"],
+        order_status=ORDER_STATUS_WORDS.get(order["status"], "unknown"),
+        payment_status=payment_word(fresh),
+    )
+    return turn.reply(text)

@@ -1,0 +1,110 @@
+"""What every journey node shares: a per-turn scratchpad over the state and the tools.
+
+A node opens a `FlowTurn`, calls tools through it (each output is kept as a fact for
+the reply guard, each failure counts towards the tool-error escalation), records the
+fields it changes, and ends with `reply(...)`, which returns the partial state update.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+from urllib.parse import urlencode
+
+from journeys.context import RunContext
+from journeys.flows.phrases import say
+from journeys.flows.state import FlowState
+from journeys.nodes.turn import reply_key
+from journeys.templates.library import ReplyKey
+from journeys.tooling import Called, call
+
+# Order statuses in the words the engine's status table knows.
+ORDER_STATUS_WORDS = {
+    "draft": "draft",
+    "pending_payment": "pending",
+    "paid": "paid",
+    "fulfilled": "shipped",
+    "cancelled": "cancelled",
+}
+
+
+class FlowTurn:
+    def __init__(self, state: FlowState, ctx: RunContext) -> None:
+        self.state = state
+        self.ctx = ctx
+        self.updates: dict[str, Any] = {}
+        self.facts: list[Any] = list(state.get("turn_facts", []))
+        self.error_streak = state.get("tool_error_streak", 0)
+
+    @property
+    def text(self) -> str:
+        return self.state.get("inbound_text", "")
+
+    @property
+    def language(self) -> str:
+        return str(self.get("response_language", "en"))
+
+    @property
+    def key(self) -> ReplyKey:
+        return reply_key(self.state)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        if name in self.updates:
+            return self.updates[name]
+        return self.state.get(name, default)
+
+    def set(self, **fields: Any) -> None:
+        self.updates.update(fields)
+
+    def tool(
+        self, name: str, *, customer: bool = True, routine: bool = False, **arguments: Any
+    ) -> Called:
+        """Call a tool; `routine` calls (the per-turn context) do not end an error streak,
+        or a journey tool failing on every turn would never reach the handoff."""
+        called = call(name, self.ctx, customer=customer, **arguments)
+        if called.ok:
+            self.facts.append(called.output)
+            self.error_streak = 0 if not routine else self.error_streak
+        elif called.broken:
+            self.error_streak += 1
+        return called
+
+    def say(self, scenario: str, /, **facts: object) -> str:
+        return say(self.key, self.language, scenario, **facts)
+
+    def reply(self, text: str | None) -> FlowState:
+        update = {
+            **self.updates,
+            "response_text": text,
+            "turn_facts": self.facts,
+            "tool_error_streak": self.error_streak,
+        }
+        return cast(FlowState, update)
+
+
+def payment_word(status_out: dict[str, Any]) -> str:
+    """The payment status as the order record states it: paid, pending, or unknown."""
+    if status_out["paid"]:
+        return "paid"
+    return "pending" if status_out["order"]["status"] == "pending_payment" else "unknown"
+
+
+def open_order(state: FlowState) -> bool:
+    """An order the customer could still pay for."""
+    return bool(state.get("order_id")) and state.get("payment_status") != "paid"
+
+
+def deep_link(base: str | None, query: str, filters: dict[str, Any]) -> str | None:
+    """The tenant's catalog page with the search in the URL (SPEC §5.2)."""
+    if not base:
+        return None
+    params = {"q": query, **{k: v for k, v in filters.items() if v not in (None, "")}}
+    joiner = "&" if "?" in base else "?"
+    return f"{base}{joiner}{urlencode(params)}"
+
+
+def local_phone(e164: str | None) -> str:
+    """+254712345678 -> 0712 345 678, the way Kenyans write their number."""
+    if not e164 or not e164.startswith("+254") or len(e164) != 13:
+        return e164 or ""
+    local = "0" + e164[4:]
+    return f"{local[:4]} {local[4:7]} {local[7:]}"

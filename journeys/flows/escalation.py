@@ -1,0 +1,174 @@
+"""Escalation (SPEC §5.5): spot the triggers, open the handoff ticket, tell the customer.
+
+`detect_escalation` runs after the governor on every business turn and decides whether
+this turn goes to a person; `escalate` opens the ticket through handoff_create_ticket
+with the context a person needs (Property 12) and replies with the tool's honest
+message about hours and waiting. `needs_handoff_after` catches the triggers a journey
+itself produces (two consecutive tool errors).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from journeys.context import RunContext
+from journeys.flows import lexicon, parse
+from journeys.flows.common import FlowTurn
+from journeys.flows.sales import answers_step
+from journeys.flows.state import FlowState
+from journeys.nodes.deps import EngineDeps
+from journeys.nodes.routing import INTENT_ROUTE_THRESHOLD, journey_of, route
+from journeys.state import Journey
+from journeys.templates.text_nodes import handoff_message
+from tenants.config import EscalationRules, HandoffSettings
+from tulia.handoff.keywords import match_trigger
+
+SUMMARY_LINES = 8
+MAX_SUMMARY = 1900
+
+
+def rules(state: FlowState) -> EscalationRules:
+    try:
+        return EscalationRules.model_validate(state.get("escalation_rules") or {})
+    except ValueError:  # a bad tenant setting must not stop escalation: use the defaults
+        return EscalationRules()
+
+
+def _keyword(state: FlowState) -> str | None:
+    try:
+        settings = HandoffSettings.model_validate(state.get("handoff") or {})
+    except ValueError:
+        settings = HandoffSettings()
+    found = match_trigger(state.get("inbound_text", ""), settings)
+    return found.keyword if found else None
+
+
+def _sensitive(text: str, topics: list[str]) -> str | None:
+    for topic in topics:
+        if parse.has(text, lexicon.SENSITIVE.get(topic, (topic,))):
+            return topic
+    return None
+
+
+def _explicit(state: FlowState, policy: EscalationRules) -> tuple[str, str] | None:
+    """Triggers read from this message alone, strongest first."""
+    text, intent = state.get("inbound_text", ""), state.get("intent")
+    confident = state.get("intent_confidence", 0.0) >= INTENT_ROUTE_THRESHOLD
+    word = _keyword(state) if policy.on_human_request else None
+    topic = _sensitive(text, policy.sensitive_topics) if policy.on_sensitive_content else None
+    # "What is your return policy?" is a support question, not a return request.
+    about_order = intent != "support_question"
+    checks = (
+        (policy.on_human_request and intent == "human_request" and confident,
+         "human_request", "customer asked for a person"),
+        (word is not None, "keyword", f'tenant trigger word "{word}"'),
+        (policy.on_payment_dispute and parse.has(text, lexicon.DISPUTE),
+         "payment_dispute", "customer disputes a payment"),
+        (topic is not None, "sensitive", f"{topic} matter"),
+        (about_order and parse.has(text, lexicon.REFUND), "refund", "customer asks for a refund"),
+        (about_order and parse.has(text, lexicon.RETURN), "return", "customer wants a return"),
+    )  # fmt: skip
+    return next(((category, reason) for hit, category, reason in checks if hit), None)
+
+
+def _accepts_offer(state: FlowState) -> bool:
+    """The bot offered a person after an unanswered support question; "yes" takes it."""
+    offered = state.get("journey_step") == "support.offer_handoff"
+    return offered and parse.is_yes(state.get("inbound_text", ""))
+
+
+def detect_escalation(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    policy = rules(state)
+    frustrated = parse.has(state.get("inbound_text", ""), lexicon.FRUSTRATION)
+    streak = state.get("frustrated_turns", 0) + 1 if frustrated else 0
+    base = route(state)
+    unclear = base in ("clarify", "unknown") and not answers_step(state)
+    loops = state.get("clarify_loops", 0) + 1 if unclear else 0
+    found = _explicit(state, policy)
+    if found is None and _accepts_offer(state):
+        found = ("missing_info", "customer accepted a person after an unanswered question")
+    if found is None and streak >= policy.frustration_turns:
+        found = ("frustration", f"frustrated for {streak} turns without a resolution")
+    if found is None and loops >= policy.max_clarification_loops:
+        found = ("missing_info", f"{loops} clarification loops without understanding")
+    update = FlowState(frustrated_turns=streak, clarify_loops=loops)
+    if found is not None:
+        update["escalation_category"], update["escalation_reason"] = found
+        update["journey"] = _ticket_journey(state, found[0], base)
+    return update
+
+
+def _ticket_journey(state: FlowState, category: str, base: str) -> Journey:
+    """The journey the customer was in (a sale interrupted by "agent!" is a sale)."""
+    if category in ("refund", "return"):
+        return "orders"
+    if state.get("sales_step"):
+        return "sales"
+    current = state.get("journey", "unknown")
+    if current in ("unknown", "governance") and base not in ("consent", "governance"):
+        return journey_of(base)  # type: ignore[arg-type]
+    return current
+
+
+def needs_handoff_after(state: FlowState) -> bool:
+    """Two consecutive tool errors (tenant-configurable) hand over to a person."""
+    if state.get("escalation_category"):
+        return False
+    return state.get("tool_error_streak", 0) >= rules(state).max_consecutive_tool_errors
+
+
+def summary(state: FlowState) -> str:
+    """What the agent reads first: who, where in which journey, the order, the last lines."""
+    order = (state.get("order_totals") or {}).get("reference") or "none"
+    head = (
+        f"customer {state.get('customer_id')} · journey {state.get('journey')} · "
+        f"step {state.get('sales_step') or state.get('journey_step') or '-'} · order {order}"
+    )
+    lines = [
+        *state.get("transcript", [])[-SUMMARY_LINES:],
+        f"customer: {state.get('inbound_text', '')}",
+    ]
+    return "\n".join([head, *lines])[:MAX_SUMMARY]
+
+
+def _ticket_args(state: FlowState, category: str, reason: str) -> dict[str, Any]:
+    step = state.get("sales_step") or state.get("journey_step") or "start"
+    return {
+        "reason": reason[:300],
+        "category": category,
+        "journey": str(state.get("journey") or "unknown")[:40],
+        "step": str(step)[:60],
+        "transcript_summary": summary(state),
+    }
+
+
+def escalate(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    turn = FlowTurn(state, ctx)
+    category = state.get("escalation_category")
+    reason = state.get("escalation_reason")
+    if not category:  # reached from a journey's failures or the engine's handoff route
+        broken = state.get("tool_error_streak", 0) >= rules(state).max_consecutive_tool_errors
+        category = "tool_errors" if broken else "human_request"
+        reason = "repeated tool errors" if broken else "customer asked for a person"
+    turn.set(escalation_category=category, escalation_reason=reason)
+    called = turn.tool(
+        "handoff_create_ticket", customer=False, **_ticket_args(state, category, reason or category)
+    )
+    if not called.ok:
+        return turn.reply(_joined(state, turn.say("handoff_failed")))
+    out = called.output
+    turn.set(escalation_required=True, handoff_ticket_id=_ticket(out), journey_step="handoff")
+    text = out.get("message") or handoff_message(
+        turn.key, turn.language, ticket=_ticket(out) or "-", team_available=True
+    )
+    return turn.reply(_joined(state, text))
+
+
+def _ticket(out: dict[str, Any]) -> str | None:
+    return str(out["ticket_id"]) if out.get("ticket_id") is not None else None
+
+
+def _joined(state: FlowState, text: str) -> str:
+    """After a failing journey step its apology comes first, then the handoff news."""
+    earlier = state.get("response_text")
+    return f"{earlier}\n\n{text}" if earlier else text

@@ -1,0 +1,64 @@
+"""Offers journey: what applies now, applying a coupon, then straight back to payment.
+
+Offer names and discounts are printed from offers_get_applicable; a coupon goes
+through order_apply_coupon and the new total is confirmed again before any payment
+(the sale's "confirm" step), so a discount never skips the explicit yes.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from journeys.context import RunContext
+from journeys.flows import checkout, parse
+from journeys.flows.common import FlowTurn, open_order
+from journeys.flows.state import FlowState
+from journeys.nodes.deps import EngineDeps
+from journeys.templates.text_nodes import OfferFact, coupon_result, offers_answer
+
+
+def offers(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    turn = FlowTurn(state, ctx)
+    turn.set(journey="offers", journey_step="offers.list")
+    code = parse.coupon_code(turn.text)
+    if code and open_order(state):
+        return _apply(turn, code)
+    if code:
+        return turn.reply(turn.say("coupon_no_order"))
+    return _list(turn)
+
+
+def _list(turn: FlowTurn) -> FlowState:
+    order_id = turn.get("order_id") if open_order(turn.state) else None
+    args: dict[str, Any] = {"order_id": int(order_id)} if order_id else {}
+    found = turn.tool("offers_get_applicable", **args)
+    if not found.ok:
+        return turn.reply(turn.say("tool_failed"))
+    usable = [o for o in found.output["offers"] if o["applicable"] or not order_id]
+    facts = [OfferFact(title=o["name"], detail=_detail(o)) for o in usable]
+    return turn.reply(offers_answer(turn.key, turn.language, offers=facts))
+
+
+def _detail(offer: dict[str, object]) -> str | None:
+    code = f"code *{offer['code']}*" if offer.get("code") else None
+    parts = [str(offer["description"]) if offer.get("description") else None, code]
+    return " · ".join(p for p in parts if p) or None
+
+
+def _apply(turn: FlowTurn, code: str) -> FlowState:
+    turn.set(journey_step="offers.apply_coupon")
+    applied = turn.tool("order_apply_coupon", order_id=int(turn.get("order_id")), code=code)
+    if not applied.ok:
+        if applied.broken:
+            return turn.reply(turn.say("tool_failed"))
+        reason = applied.error_message or applied.error_code
+        return turn.reply(coupon_result(turn.key, turn.language, total=None, reason=reason))
+    out = applied.output
+    done = coupon_result(
+        turn.key, turn.language, total=Decimal(out["total"]), currency=out["currency"]
+    )
+    confirmation = checkout.confirm(turn)  # fresh total, methods, and the explicit question
+    question = confirmation.get("response_text") or ""
+    confirmation["response_text"] = f"{done}\n\n{question}".strip()
+    return confirmation

@@ -1,0 +1,174 @@
+"""Sales journey, first half: narrow the request, search, present, take the selection.
+
+The options shown are exactly catalog_search's results (at most six, priced from its
+output); the deep link replaces them under the SPEC §5.2 rules (`show_link`). Once an
+item is chosen, `checkout` takes over (variant, quantity, order, payment).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, cast
+
+from journeys.context import RunContext
+from journeys.flows import checkout, lexicon, parse
+from journeys.flows.common import FlowTurn, deep_link, open_order
+from journeys.flows.narrow import narrow
+from journeys.flows.state import FlowState
+from journeys.llm.gateway import LLMGateway
+from journeys.nodes import responses
+from journeys.nodes.deps import EngineDeps
+from journeys.templates.text_nodes import MAX_OPTIONS, OptionFact, catalog_present_options
+
+MANY_MATCHES = 50
+LOW_CONFIDENCE = 0.5
+MAX_REJECTIONS = 2
+
+
+def show_link(
+    *, total: int, vague: bool, confidence: float, rejections: int, see_all: bool
+) -> bool:
+    """SPEC §5.2: ≥ 50 matches and vague, "see all", low confidence, or 2 rejections."""
+    return (
+        see_all
+        or rejections >= MAX_REJECTIONS
+        or confidence < LOW_CONFIDENCE
+        or (total >= MANY_MATCHES and vague)
+    )
+
+
+def answers_step(state: FlowState) -> bool:
+    """Is this message an answer to the question the sale is waiting on?"""
+    step, text = state.get("sales_step"), state.get("inbound_text", "")
+    if not step:
+        return False
+    if parse.short_answer(text, lexicon.CONTINUE, 5):
+        return True
+    if step == "choose":
+        names = [o["name"] for o in state.get("last_catalog_results", [])]
+        return (
+            parse.number_choice(text, len(names)) is not None
+            or parse.short_answer(text, lexicon.REJECT, 6)
+            or parse.short_answer(text, lexicon.SEE_ALL, 6)
+            or (len(parse.words(text)) <= 4 and parse.name_choice(text, names) is not None)
+        )
+    return checkout.answers_step(state, step, text)
+
+
+def sales(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    turn = FlowTurn(state, ctx)
+    turn.set(journey="sales")
+    step = state.get("sales_step")
+    if step and parse.short_answer(turn.text, lexicon.CONTINUE, 5):
+        return checkout.reprompt(turn, step) if step != "choose" else _represent(turn)
+    if step == "choose" and answers_step(state):
+        return _choose(turn)
+    if step and answers_step(state):
+        return checkout.advance(turn, step)
+    if state.get("intent") == "payment_help" and open_order(state):
+        return checkout.payment_help(turn)
+    return discover(turn, deps.gateway)
+
+
+def unknown_or_catalog(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    """The unknown handler, but a product name the classifier never saw ("Pool Slide
+    Navy", "sukuma wiki") is looked up first: confident catalog hits start a sale."""
+    want = parse.wanted(state.get("inbound_text", ""))
+    if want.query:
+        turn = FlowTurn(state, ctx)
+        found = turn.tool("catalog_search", customer=False, query=want.query, **want.filters)
+        if found.ok and found.output["results"] and found.output["confidence"] >= LOW_CONFIDENCE:
+            turn.set(journey="sales", clarify_loops=0, last_catalog_query=want.query)
+            turn.set(last_catalog_filters=want.filters, rejections=0)
+            out = found.output
+            link = deep_link(out["catalog_link"] or None, want.query, want.filters)
+            return _present(turn, want.query, out["results"], out["total_estimate"], link)
+    return cast(FlowState, responses.unknown_response(state, ctx, deps))
+
+
+def discover(turn: FlowTurn, gateway: LLMGateway | None = None) -> FlowState:
+    want, llm_called = narrow(turn.text, gateway)
+    turn.set(llm_calls=turn.get("llm_calls", 0) + int(llm_called))
+    see_all = parse.short_answer(turn.text, lexicon.SEE_ALL, 6)
+    if want.empty and not see_all:
+        turn.set(sales_step=turn.get("sales_step"), journey_step="sales.narrow")
+        return turn.reply(turn.say("narrow_clarify"))
+    if see_all and want.empty:
+        want = parse.Wanted(turn.get("last_catalog_query") or "", turn.get("last_catalog_filters"))
+    turn.set(rejections=0, last_catalog_query=want.query, last_catalog_filters=want.filters)
+    if want.size:
+        turn.set(last_catalog_filters={**want.filters, "size": want.size})
+    return _search(turn, want, vague=parse.is_vague(want), see_all=see_all)
+
+
+def _search(turn: FlowTurn, want: parse.Wanted, *, vague: bool, see_all: bool) -> FlowState:
+    filters = {k: v for k, v in want.filters.items() if k in ("min_price", "max_price")}
+    found = turn.tool("catalog_search", customer=False, query=want.query, **filters)
+    if not found.ok:
+        return turn.reply(turn.say("tool_failed"))
+    out = found.output
+    turn.set(catalog_total_matches_estimate=out["total_estimate"], journey_step="sales.search")
+    link = deep_link(out.get("catalog_link") or turn.get("catalog_link_base"), want.query, filters)
+    linked = show_link(
+        total=out["total_estimate"],
+        vague=vague,
+        confidence=out["confidence"],
+        rejections=turn.get("rejections", 0),
+        see_all=see_all,
+    )
+    if linked and out["results"] and (link or see_all):
+        return _link_only(turn, link)
+    # Without a catalog page the shortlist is the best the customer can get.
+    return _present(turn, want.query, out["results"], out["total_estimate"], link)
+
+
+def _link_only(turn: FlowTurn, link: str | None) -> FlowState:
+    if link is None:
+        return turn.reply(turn.say("no_link_narrow"))
+    return turn.reply(turn.say("catalog_link_only", link=link))
+
+
+def _present(
+    turn: FlowTurn, query: str, results: list[dict[str, Any]], total: int, link: str | None
+) -> FlowState:
+    shown = results[:MAX_OPTIONS]
+    options = [OptionFact(name=r["name"], price=Decimal(r["price_from"])) for r in shown]
+    text = catalog_present_options(
+        turn.key, turn.language, query=query or "…", options=options, total=total, link=link
+    )
+    remembered = [{"item_id": r["item_id"], "name": r["name"]} for r in shown]
+    turn.set(last_catalog_results=remembered, sales_step="choose" if shown else None)
+    turn.set(journey_step="sales.present")
+    return turn.reply(text)
+
+
+def _represent(turn: FlowTurn) -> FlowState:
+    """Show the last options again (after a detour) by searching again: prices stay fresh."""
+    query = turn.get("last_catalog_query") or ""
+    want = parse.Wanted(query, turn.get("last_catalog_filters") or {})
+    return _search(turn, want, vague=False, see_all=False)
+
+
+def _choose(turn: FlowTurn) -> FlowState:
+    options: list[dict[str, Any]] = turn.get("last_catalog_results", [])
+    if parse.short_answer(turn.text, lexicon.SEE_ALL, 6):
+        return discover(turn)
+    if parse.short_answer(turn.text, lexicon.REJECT, 6):
+        return _rejected(turn)
+    names = [o["name"] for o in options]
+    picked = parse.number_choice(turn.text, len(names)) or parse.name_choice(turn.text, names)
+    if picked is None:
+        return turn.reply(turn.say("not_an_option", count=len(names)))
+    turn.set(rejections=0)
+    return checkout.select_item(turn, int(options[picked - 1]["item_id"]))
+
+
+def _rejected(turn: FlowTurn) -> FlowState:
+    rejections = turn.get("rejections", 0) + 1
+    turn.set(rejections=rejections, journey_step="sales.rejected")
+    query = turn.get("last_catalog_query") or ""
+    filters = turn.get("last_catalog_filters") or {}
+    if rejections >= MAX_REJECTIONS:
+        link = deep_link(turn.get("catalog_link_base"), query, filters)
+        return _link_only(turn, link)
+    return turn.reply(turn.say("no_link_narrow"))

@@ -1,0 +1,53 @@
+"""Support journey: answer from the shop's own documents, citing them, or say so.
+
+kb_retrieve decides NO_CONTEXT; the answer quotes its passages and names their
+titles. Without context the bot asks for a detail and offers a person; a second
+unanswered question in a row opens a ticket (missing authoritative info, SPEC §5.5).
+"""
+
+from __future__ import annotations
+
+from journeys.context import RunContext
+from journeys.flows.common import FlowTurn
+from journeys.flows.state import FlowState
+from journeys.nodes.deps import EngineDeps
+from journeys.templates.text_nodes import SnippetFact, support_rag_answer
+
+MAX_MISSES = 2
+MAX_SNIPPETS = 3
+
+
+def support(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    turn = FlowTurn(state, ctx)
+    turn.set(journey="support")
+    found = turn.tool("kb_retrieve", customer=False, query=turn.text or "help")
+    if not found.ok:
+        return turn.reply(turn.say("tool_failed"))
+    hits = found.output["hits"][:MAX_SNIPPETS]
+    if found.output["no_context"] or not hits:
+        return _no_context(turn)
+    snippets = [SnippetFact(title=h["title"], text=h["text"]) for h in hits]
+    turn.set(kb_snippets=hits, support_misses=0, journey_step="support.answered")
+    answer = support_rag_answer(turn.key, turn.language, snippets=snippets)
+    return turn.reply(_with_resume_hint(turn, answer))
+
+
+def _no_context(turn: FlowTurn) -> FlowState:
+    misses = turn.get("support_misses", 0) + 1
+    turn.set(kb_snippets=[], support_misses=misses)
+    if misses >= MAX_MISSES:
+        turn.set(
+            escalation_category="missing_info",
+            escalation_reason="the shop's documents do not answer the question",
+        )
+        return turn.reply(None)  # the graph hands over to `escalate`
+    turn.set(journey_step="support.offer_handoff", awaiting_answer=True)
+    text = support_rag_answer(turn.key, turn.language, snippets=[])
+    return turn.reply(_with_resume_hint(turn, text))
+
+
+def _with_resume_hint(turn: FlowTurn, text: str) -> str:
+    """A detour from a sale ends with a pointer back to it: the cart is kept."""
+    if not turn.get("sales_step"):
+        return text
+    return f"{text}\n\n{turn.say('resume_hint')}"

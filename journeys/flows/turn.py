@@ -1,0 +1,144 @@
+"""The nodes that open and close every turn: context, language memory, reply guard.
+
+`begin` resets what belongs to one turn; `load_context` reads the shop and the customer
+through their tools (fresh every turn, so a consent withdrawn elsewhere is respected
+at once); `finish` checks the reply's amounts against this turn's tool outputs
+(Property 2), remembers a few transcript lines for handoff tickets, and drops the
+per-turn facts so they are not stored with the state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from journeys.context import RunContext
+from journeys.flows.common import FlowTurn
+from journeys.flows.state import FlowState
+from journeys.guard import guarded_reply, reply_amounts
+from journeys.nlu.language import SWITCH_THRESHOLD
+from journeys.nodes.deps import EngineDeps
+from journeys.nodes.turn import reply_key, start_turn
+from journeys.templates.governance import non_text
+from tenants.accessors import get_tenant
+
+TRANSCRIPT_LINES = 12
+LINE_CHARS = 200
+
+
+def begin(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    update: dict[str, Any] = dict(start_turn(state, state.get("inbound_text", "")))
+    update.update(
+        turn_facts=[],
+        graph_path=[],
+        escalation_category=None,
+        escalation_reason=None,
+        last_language=state.get("last_language"),
+    )
+    return FlowState(**update)  # type: ignore[typeddict-item]
+
+
+def _tenant_fields(out: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "tenant_name": out["name"],
+        "bot_name": out["bot_name"] or None,
+        "bot_intro": out["bot_intro"] or None,
+        "tone_style": out["tone_style"],
+        "default_language": out["default_language"],
+        "allowed_languages": out["allowed_languages"],
+        "max_chattiness_level": out["max_chattiness_level"],
+        "catalog_link_base": out["catalog_link_base"] or None,
+        "payments_enabled": dict.fromkeys(out["payment_methods"], True),
+        "handoff": out["handoff"],
+        "escalation_rules": out["escalation_rules"],
+    }
+
+
+def _customer_fields(out: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "phone_e164": out["phone_e164"],
+        "customer_language_pref": out["language_preference"],
+        "marketing_opt_in": out["marketing_opt_in"],
+        "notification_prefs": {"notifications": out["notifications_opt_in"]},
+    }
+
+
+def load_context(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    """Tenant persona and customer preferences from their tools; on failure, last turn's."""
+    turn = FlowTurn(state, ctx)
+    shop = turn.tool("tenant_get_context", customer=False, routine=True)
+    if shop.ok:
+        turn.set(**_tenant_fields(shop.output))
+        # tenant_get_context does not carry the compliance settings (opt-out words).
+        turn.set(compliance=get_tenant(ctx.tenant_id).compliance_settings.model_dump(mode="json"))
+    if state.get("phone_e164"):
+        phone = state["phone_e164"]
+        person = turn.tool("customer_get_or_create", customer=False, routine=True, phone=phone)
+        if person.ok:
+            turn.set(**_customer_fields(person.output))
+    return turn.reply(None)
+
+
+def keep_language(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    """An unsure detection ("2", "ok") keeps the language the conversation is in.
+
+    The engine's policy falls back to the saved preference or the tenant default; a
+    Swahili conversation answering "2" should not flip to English, so the language of
+    the previous reply wins when there is no saved preference.
+    """
+    if state.get("language_confidence", 0.0) >= SWITCH_THRESHOLD:
+        return FlowState()
+    if state.get("customer_language_pref"):
+        return FlowState()
+    last = state.get("last_language")
+    if last and last in state.get("allowed_languages", []):
+        return FlowState(response_language=last)  # type: ignore[typeddict-item]
+    return FlowState()
+
+
+def non_text_reply(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    language = state.get("customer_language_pref") or state.get("last_language")
+    language = language or state.get("default_language", "en")
+    text = non_text(reply_key(state), language)
+    return FlowState(response_text=text, response_language=language)  # type: ignore[typeddict-item]
+
+
+def _transcript(state: FlowState, reply: str | None) -> list[str]:
+    lines = list(state.get("transcript", []))
+    lines.append(f"customer: {state.get('inbound_text', '')[:LINE_CHARS]}")
+    if reply:
+        lines.append(f"bot: {reply[:LINE_CHARS]}")
+    return lines[-TRANSCRIPT_LINES:]
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def grounded_facts(facts: list[Any]) -> list[Any]:
+    """Tool outputs plus the amounts written inside their texts (a policy's "KES 200"
+    comes from kb_retrieve just as much as a price field does)."""
+    quoted = [str(amount) for text in _strings(facts) for amount in reply_amounts(text)]
+    return [*facts, quoted]
+
+
+def finish(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    reply = state.get("response_text")
+    if reply:
+        fallback = FlowTurn(state, ctx).say("tool_failed")
+        reply = guarded_reply(reply, grounded_facts(state.get("turn_facts", [])), fallback)
+    waiting = state.get("sales_step") == "confirm" or (
+        state.get("journey_step") == "support.offer_handoff"
+    )
+    return FlowState(
+        response_text=reply,
+        transcript=_transcript(state, reply),
+        turn_facts=[],
+        awaiting_answer=waiting,
+        last_language=state.get("response_language"),
+    )

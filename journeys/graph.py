@@ -1,0 +1,122 @@
+"""The conversation graph: only wiring (SPEC §5.1, seed 002 flow diagram).
+
+begin → load_context → consent_check → intent → language → governor → escalation
+check → one journey (sales / support / orders / offers / prefs), a governance, clarify
+or unknown reply, or the handoff → finish. Nodes are the engine's and the journeys'
+`(state, ctx, deps)` functions; `_node` adapts them to LangGraph's runtime context and
+records each step in `graph_path`. Compiled once per process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from functools import cache
+from itertools import pairwise
+from typing import Any, cast
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+
+from journeys.context import RunContext
+from journeys.flows import (
+    clarify,
+    escalation,
+    offers,
+    orders,
+    prefs,
+    router,
+    sales,
+    support,
+    turn,
+)
+from journeys.flows.state import FlowState
+from journeys.nodes import governance, responses
+from journeys.nodes.deps import EngineDeps
+
+NodeFn = Callable[[Any, RunContext, EngineDeps], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class GraphContext:
+    run: RunContext
+    deps: EngineDeps
+
+
+def _node(name: str, fn: NodeFn) -> Callable[[FlowState, Runtime[GraphContext]], FlowState]:
+    def run(state: FlowState, runtime: Runtime[GraphContext]) -> FlowState:
+        update = dict(fn(state, runtime.context.run, runtime.context.deps) or {})
+        path = update["graph_path"] if "graph_path" in update else state.get("graph_path", [])
+        update["graph_path"] = [*path, name]
+        return cast(FlowState, update)
+
+    run.__name__ = name
+    return run
+
+
+NODES: dict[str, NodeFn] = {
+    "begin": turn.begin,
+    "load_context": turn.load_context,
+    "non_text": turn.non_text_reply,
+    "consent_check": governance.consent_check,
+    "record_consent": prefs.record_consent,
+    "intent_classify": governance.intent_classify,
+    "language_policy": governance.language_policy,
+    "keep_language": turn.keep_language,
+    "governor_spam_casual": governance.governor_spam_casual,
+    "detect_escalation": escalation.detect_escalation,
+    "governance": responses.governance_response,
+    "clarify": clarify.clarify,
+    "recall": clarify.recall,
+    "unknown": sales.unknown_or_catalog,
+    "sales": sales.sales,
+    "support": support.support,
+    "orders": orders.orders,
+    "offers": offers.offers,
+    "prefs": prefs.prefs,
+    "escalate": escalation.escalate,
+    "finish": turn.finish,
+}
+JOURNEYS = ("sales", "support", "orders", "offers", "prefs")
+CLASSIFIERS = ("intent_classify", "language_policy", "keep_language", "governor_spam_casual")
+
+
+def build() -> StateGraph[FlowState, GraphContext, FlowState, FlowState]:
+    graph: StateGraph[FlowState, GraphContext, FlowState, FlowState] = StateGraph(
+        FlowState, context_schema=GraphContext
+    )
+    for name, fn in NODES.items():
+        graph.add_node(name, _node(name, fn))  # type: ignore[call-overload]
+    graph.add_edge(START, "begin")
+    graph.add_edge("begin", "load_context")
+    graph.add_conditional_edges(
+        "load_context", router.after_begin, {"non_text": "non_text", "text": "consent_check"}
+    )
+    graph.add_conditional_edges(
+        "consent_check",
+        router.after_consent,
+        {"consent": "record_consent", "classify": "intent_classify"},
+    )
+    for current, following in pairwise(CLASSIFIERS):
+        graph.add_edge(current, following)
+    graph.add_edge("governor_spam_casual", "detect_escalation")
+    targets: dict[Hashable, str] = {
+        name: name for name in (*JOURNEYS, "governance", "clarify", "unknown", "escalate", "recall")
+    }
+    graph.add_conditional_edges("detect_escalation", router.after_governance, targets)
+    # A "yes" to a clarifying question replays the clarified message through the router.
+    graph.add_conditional_edges("recall", router.after_governance, targets)
+    for journey in JOURNEYS:
+        graph.add_conditional_edges(
+            journey, router.after_journey, {"escalate": "escalate", "finish": "finish"}
+        )
+    for reply in ("non_text", "record_consent", "governance", "clarify", "unknown", "escalate"):
+        graph.add_edge(reply, "finish")
+    graph.add_edge("finish", END)
+    return graph
+
+
+@cache
+def compiled() -> CompiledStateGraph[FlowState, GraphContext, FlowState, FlowState]:
+    return build().compile()

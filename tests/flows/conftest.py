@@ -1,0 +1,144 @@
+"""Flow fixtures: small real catalogs, payment providers on their emulators, chats.
+
+The payments, knowledge-base and handoff tools are registered here the way the lead
+will register them in tools/registry.py (a no-op once those lines land).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from payments.emulators.daraja import DarajaEmulator, StkScript
+from payments.emulators.pesapal import PesapalEmulator
+from tenants.models import Tenant
+from tenants.services import update_tenant
+from tests.commerce import factories
+from tests.flows.chat import Chat, start_chat
+from tests.payments.conftest import SANDBOX_PASSKEY, equip
+from tools import registry
+
+PENDING_TOOLS = {
+    "payment_get_methods": "payments.tools.payment_get_methods",
+    "payment_get_c2b_instructions": "payments.tools.payment_get_c2b_instructions",
+    "payment_initiate_stk_push": "payments.tools.payment_initiate_stk_push",
+    "payment_create_pesapal_checkout": "payments.tools.payment_create_pesapal_checkout",
+    "kb_retrieve": "kb.tools.kb_retrieve",
+    "handoff_create_ticket": "tulia.handoff.tools.handoff_create_ticket",
+}
+CATALOG_LINK = "https://kicks.example.shop/catalog"
+LANGUAGES = ["en", "sw", "sheng"]
+
+
+@pytest.fixture(autouse=True)
+def all_tools_registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    for name, module in PENDING_TOOLS.items():
+        if name not in registry.TOOL_MODULES:
+            monkeypatch.setitem(registry.TOOL_MODULES, name, module)
+    registry.get_tool.cache_clear()
+    yield
+    registry.get_tool.cache_clear()
+
+
+@pytest.fixture
+def daraja() -> Iterator[DarajaEmulator]:
+    emulator = DarajaEmulator("ck-kicks", "cs-kicks-secret", SANDBOX_PASSKEY)
+    with emulator:
+        yield emulator
+
+
+@pytest.fixture
+def pesapal() -> Iterator[PesapalEmulator]:
+    emulator = PesapalEmulator("pk-kicks", "ps-kicks-secret")
+    with emulator:
+        yield emulator
+
+
+def stock_sneakers(tenant: Tenant) -> None:
+    """A tiny shoe shop: two sneakers with sizes, one slide, one accessory."""
+    factories.item(
+        tenant,
+        "Air Runner Black",
+        4500,
+        aliases=["sneakers", "raba", "viatu", "ngori"],
+        variants=[
+            {"attributes": {"size": "41"}, "stock": 3},
+            {"attributes": {"size": "42"}, "stock": 2},
+            {"attributes": {"size": "43"}, "stock": 0},
+        ],
+    )
+    factories.item(
+        tenant,
+        "Court Classic White",
+        3200,
+        aliases=["sneakers", "raba", "viatu", "ngori"],
+        variants=[{"attributes": {"size": "40"}, "stock": 1}, {"attributes": {"size": "42"}}],
+    )
+    factories.item(tenant, "Pool Slide Navy", 900, aliases=["slides", "ndala", "sandals"])
+    factories.item(tenant, "Sneaker Cleaning Kit", 650, aliases=["cleaner", "kit"])
+    factories.index(tenant)
+
+
+def stock_groceries(tenant: Tenant) -> None:
+    factories.item(tenant, "Sukuma Wiki Fresh", 30, aliases=["kale", "mboga"])
+    factories.item(tenant, "Unga wa Ugali Pembe", 210, aliases=["maize flour", "unga"])
+    factories.index(tenant)
+
+
+@pytest.fixture
+def shop(tenant: Tenant, daraja: DarajaEmulator, pesapal: PesapalEmulator) -> Tenant:
+    """Kicks Nairobi with a catalog page, all three payment methods and a small catalog."""
+    equip(tenant, daraja.base_url, pesapal.base_url)
+    update_tenant(tenant, catalog_link_base=CATALOG_LINK, allowed_languages=LANGUAGES)
+    daraja.default_script = StkScript(deliver=False)  # no callback server in these tests
+    stock_sneakers(tenant)
+    return tenant
+
+
+@pytest.fixture
+def stk_only_shop(tenant: Tenant, daraja: DarajaEmulator) -> Tenant:
+    """One payment method: the confirmation question comes straight after the order."""
+    equip(tenant, daraja.base_url)
+    update_tenant(
+        tenant,
+        payment_methods=["mpesa_stk"],
+        catalog_link_base=CATALOG_LINK,
+        allowed_languages=LANGUAGES,
+    )
+    daraja.default_script = StkScript(deliver=False)
+    stock_sneakers(tenant)
+    return tenant
+
+
+@pytest.fixture
+def mboga(stranger: Tenant) -> Tenant:
+    stock_groceries(stranger)
+    return stranger
+
+
+@pytest.fixture
+def chat_with() -> Callable[..., Chat]:
+    def start(tenant: Tenant, phone: str = "0712345678", **_: Any) -> Chat:
+        return start_chat(tenant, phone)
+
+    return start
+
+
+@pytest.fixture
+def kb_docs(tenant: Tenant, settings: Any, tmp_path: Any) -> Tenant:
+    """Kicks Nairobi's demo returns and delivery policies, ingested, in English and Swahili."""
+    from kb.demo import demo_documents, seed_one
+
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    for doc in demo_documents("kicks-nairobi"):
+        if doc.topic in ("returns", "delivery"):
+            seed_one(tenant, doc)
+    return tenant
+
+
+@pytest.fixture
+def save10_offer(tenant: Tenant) -> Tenant:
+    factories.offer(tenant, "SAVE10", kind="percentage", value="10", name="10% off sneakers")
+    return tenant
