@@ -118,12 +118,18 @@ def record_trace(key: str) -> None:
 
 def test_request_id_travels_with_a_celery_task() -> None:
     key = f"test:trace:{uuid.uuid4().hex}"
+    queue = f"trace-test-{uuid.uuid4().hex[:12]}"  # nothing else is ever queued here
     store = redis.Redis.from_url(settings.REDIS_URL)
-    with start_worker(celery_app, perform_ping_check=False, pool="solo"):
-        with traced(request_id="req-celery-42"):
-            record_trace.delay(key)
-        for _ in range(100):
-            if store.get(key) is not None:
-                break
-            time.sleep(0.05)
+    was_eager = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = False  # a real round trip through the broker
+    try:
+        with start_worker(celery_app, perform_ping_check=False, pool="solo", queues=[queue]):
+            with traced(request_id="req-celery-42"):
+                record_trace.apply_async(args=[key], queue=queue)
+            for _ in range(100):
+                if store.get(key) is not None:
+                    break
+                time.sleep(0.05)
+    finally:
+        celery_app.conf.task_always_eager = was_eager
     assert store.get(key) == b"req-celery-42"

@@ -67,7 +67,10 @@ def _start_children(env: dict[str, str], bind: str) -> list[subprocess.Popen[byt
         "--schedule",
         str(ROOT / "var" / "celerybeat-schedule"),
     ]
-    return [subprocess.Popen(cmd, cwd=ROOT, env=env) for cmd in (web, worker)]  # noqa: S603
+    # Local Daraja and PesaPal emulators, so the demo's payments complete end to end.
+    emulators = [sys.executable, "manage.py", "payment_emulators"]
+    commands = (web, worker, emulators)
+    return [subprocess.Popen(cmd, cwd=ROOT, env=env) for cmd in commands]  # noqa: S603
 
 
 def _wait_ready(url: str, timeout: float) -> bool:

@@ -83,6 +83,8 @@ INSTALLED_APPS = [
     "kb.apps.KbConfig",
     "journeys.apps.JourneysConfig",
     "tulia.metering.apps.MeteringConfig",
+    "tulia.handoff.apps.HandoffConfig",
+    "tulia.returns.apps.ReturnsConfig",
 ]
 
 MIDDLEWARE = [
@@ -196,7 +198,17 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
 }
-SPECTACULAR_SETTINGS = {"TITLE": "Tulia tenant API", "VERSION": "1.0.0"}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Tulia tenant API",
+    "VERSION": "1.0.0",
+    # Several resources have a "status"; name each enum after its resource.
+    "ENUM_NAME_OVERRIDES": {
+        "OrderStatusEnum": "tulia.commerce.models.orders.OrderStatus",
+        "TicketStatusEnum": "tulia.handoff.models.TicketStatus",
+        "DocumentStatusEnum": "kb.models.Document.Status",
+        "ConversationStatusEnum": "tulia.conversations.models.Conversation.Status",
+    },
+}
 
 # --- Security for production ---------------------------------------------------------
 if IS_PRODUCTION:
@@ -217,6 +229,8 @@ silence_noisy_libraries()
 TULIA_METRICS_TOKEN = env_str("TULIA_METRICS_TOKEN", "")
 
 # --- Product knobs -------------------------------------------------------------------
+# What answers a conversation turn: the LangGraph engine (tulia.conversations.turns).
+TULIA_TURN_HANDLER = env_str("TULIA_TURN_HANDLER", "journeys.handler.handle_turn")
 TULIA_RATE_CUSTOMER_PER_MINUTE = env_int("TULIA_RATE_CUSTOMER_PER_MINUTE", 20, minimum=1)
 TULIA_RATE_TENANT_PER_MINUTE = env_int("TULIA_RATE_TENANT_PER_MINUTE", 6000, minimum=1)
 TULIA_READYZ_TIMEOUT_SECONDS = env_float("TULIA_READYZ_TIMEOUT_SECONDS", 2.0, minimum=0.1)

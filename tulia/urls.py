@@ -17,5 +17,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("whatsapp/", include("tulia.whatsapp.urls")),
     path("payments/", include("payments.urls")),
+    path("api/v1/handoff/", include("tulia.handoff.api_urls")),
     path("api/v1/", include("tulia.api.urls")),
 ]

@@ -8,5 +8,7 @@ CREATE ROLE tulia LOGIN PASSWORD '${TULIA_DB_PASSWORD}' NOSUPERUSER NOBYPASSRLS 
 CREATE DATABASE tulia OWNER tulia;
 \c tulia
 CREATE EXTENSION IF NOT EXISTS vector;
-CREATE EXTENSION IF NOT EXISTS pg_trgm;
+-- Lets full-text search use its GIN index under FORCE ROW LEVEL SECURITY (see
+-- tulia/embedded.py: _prepare_database for why this is safe).
+ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF;
 SQL

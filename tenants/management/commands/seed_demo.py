@@ -14,7 +14,11 @@ from tenants.models import Tenant
 
 # Each app that has demo data adds its seeder here: "module:function", called with the
 # demo tenants in order. Seeders must be idempotent.
-DEMO_SEEDERS: Sequence[str] = ()
+DEMO_SEEDERS: Sequence[str] = (
+    "tulia.commerce.demo:seed_commerce",
+    "kb.demo:seed_documents",
+    "payments.demo:seed_payment_accounts",
+)
 
 
 def _load(path: str) -> Callable[[list[Tenant]], object]:
