@@ -125,7 +125,7 @@ def test_request_id_travels_with_a_celery_task() -> None:
     try:
         with start_worker(celery_app, perform_ping_check=False, pool="solo", queues=[queue]):
             with traced(request_id="req-celery-42"):
-                record_trace.apply_async(args=[key], queue=queue)
+                record_trace.apply_async(args=(key,), queue=queue)
             for _ in range(100):
                 if store.get(key) is not None:
                     break

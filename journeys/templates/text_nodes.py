@@ -97,11 +97,22 @@ def product_disambiguate(
     return fill(key, language, "confirm_item", item=item, quantity=quantity, price=unit)
 
 
+def _cut_at_sentence(text: str, limit: int) -> str:
+    """At most `limit` characters, ending at a sentence or line end, never mid-word."""
+    if len(text) <= limit:
+        return text.strip()
+    head = text[:limit]
+    end = max(head.rfind(mark) for mark in (". ", ".\n", "\n", "! ", "? "))
+    if end < limit // 3:  # no usable sentence end: fall back to the last whole word
+        return head.rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return head[: end + 1].strip()
+
+
 def support_rag_answer(key: ReplyKey, language: str, *, snippets: Sequence[SnippetFact]) -> str:
     """Quote the retrieved text and cite the document titles; nothing retrieved, say so."""
     if not snippets:
         return fill(key, language, "support_no_context")
-    answer = "\n".join(s.text.strip() for s in snippets)[:MAX_SNIPPET_CHARS].strip()
+    answer = _cut_at_sentence("\n".join(s.text.strip() for s in snippets), MAX_SNIPPET_CHARS)
     titles = ", ".join(dict.fromkeys(s.title for s in snippets))
     return fill(key, language, "support_answer", answer=answer, sources=titles)
 

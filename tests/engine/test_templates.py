@@ -82,6 +82,24 @@ def test_support_answer_cites_titles_and_quotes_only_the_snippet() -> None:
     assert "Returns policy" in reply
 
 
+def test_long_support_answer_ends_at_a_sentence_not_mid_word() -> None:
+    sentence = "Pairs must be unworn and come back in the original box with all tags. "
+    snippets = [SnippetFact("Returns policy", sentence * 20)]
+    reply = text_nodes.support_rag_answer(ReplyKey("c", 3), "en", snippets=snippets)
+    quoted = reply.split(sentence.strip())
+    assert len(quoted) > 2  # several whole sentences are kept
+    assert "with all t\n" not in reply
+    assert len(reply) < len(sentence) * 20
+
+
+@given(st.text(alphabet="abc .\n", min_size=700, max_size=1500))
+@settings(max_examples=100, deadline=None)
+def test_support_answer_never_exceeds_the_snippet_budget(text: str) -> None:
+    snippets = [SnippetFact("Doc", text)]
+    reply = text_nodes.support_rag_answer(ReplyKey("c", 4), "en", snippets=snippets)
+    assert len(reply) < text_nodes.MAX_SNIPPET_CHARS + 400  # the template's own words
+
+
 def test_unlisted_status_reads_as_not_confirmed_rather_than_guessed() -> None:
     reply = text_nodes.order_status_response(
         ReplyKey("c", 1), "en", reference="A1", order_status="weird", payment_status=None
