@@ -1,6 +1,6 @@
 """Payments benchmark: STK callbacks through the real endpoint and real Celery workers.
 
-    TULIA_DATA_DIR=var/pay-bench .venv/bin/python bench/payments_callbacks.py \
+    TULIA_DATA_DIR=var/pay-bench .venv/bin/python bench/payment_callbacks.py \
         [--callbacks 2000] [--duplicates 0.3] [--clients 16] [--workers 4]
 
 Builds one shop with pending STK pushes, then POSTs `--callbacks` Daraja callbacks
