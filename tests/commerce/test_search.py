@@ -107,5 +107,5 @@ def test_stranger_tool_call_finds_only_its_own(tenant, stranger, shops) -> None:
 
 
 def test_search_tool_query_count_is_pinned(tenant, shops, django_assert_max_num_queries) -> None:
-    with django_assert_max_num_queries(23):
+    with django_assert_max_num_queries(18):
         call_tool("catalog_search", f.payload(tenant, query="nkie air mxa", in_stock=True))
