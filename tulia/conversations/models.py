@@ -57,6 +57,8 @@ class InboundMessage(TenantOwnedModel):
         PROCESSING = "processing"
         PROCESSED = "processed"
         FAILED = "failed"
+        # Stored over a rate limit: kept for the record, but no turn ever runs for it.
+        RATE_LIMITED = "rate_limited"
 
     sender = models.ForeignKey(WhatsAppSender, on_delete=models.PROTECT, related_name="+")
     conversation = models.ForeignKey(

@@ -2,7 +2,8 @@
 
 The insert is `INSERT … ON CONFLICT DO NOTHING` on (tenant, MessageSid): Twilio's
 retries and concurrent duplicate deliveries are decided by the unique constraint, in
-one statement, and only the delivery that inserted the row enqueues a turn.
+one statement, and only the delivery that inserted the row enqueues a turn (or, over
+a rate limit, holds the message back; see `throttle`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from tenants.models import WhatsAppSender
 from tenants.phone import InvalidPhoneNumber, normalize_phone
 from tulia.conversations.models import InboundMessage
 from tulia.observability.tracing import current_request_id, new_request_id, traced
-from tulia.whatsapp import dispatch
+from tulia.whatsapp import dispatch, throttle
 from tulia.whatsapp.schemas import InboundForm, MalformedForm
 
 _INSERT = f"""
@@ -41,6 +42,20 @@ class Accepted:
     @property
     def duplicate(self) -> bool:
         return self.message_id is None
+
+
+def _route(
+    tenant_id: UUID, sender_id: int, message_id: int, from_e164: str, request_id: str
+) -> None:
+    """A new message gets a turn, or, over a rate limit, is held back. Only new rows
+    reach here, so a redelivered MessageSid never counts against the limit twice."""
+    verdict = throttle.admit(tenant_id, from_e164)
+    if verdict.allowed:
+        transaction.on_commit(lambda: dispatch.enqueue_turn(tenant_id, message_id))
+        return
+    throttle.hold_back(
+        tenant_id, sender_id, message_id, from_e164, request_id=request_id, verdict=verdict
+    )
 
 
 def accept_inbound(tenant_id: UUID, sender: WhatsAppSender, form: InboundForm) -> Accepted:
@@ -68,6 +83,5 @@ def accept_inbound(tenant_id: UUID, sender: WhatsAppSender, form: InboundForm) -
             cursor.execute(_INSERT, params)
             row = cursor.fetchone()
         if row is not None:
-            message_id = int(row[0])
-            transaction.on_commit(lambda: dispatch.enqueue_turn(tenant_id, message_id))
+            _route(tenant_id, sender.pk, int(row[0]), from_e164, request_id)
     return Accepted(message_id=row[0] if row else None, request_id=request_id)
