@@ -18,7 +18,7 @@ from payments.models import (
     PaymentToReconcile,
     PesapalAccount,
 )
-from tenants.admin_scoping import TenantScopedAdmin
+from tenants.admin_scoping import ReadOnlyScopedAdmin, TenantScopedAdmin
 from tenants.crypto import Secret
 
 WRITE_ONLY_HELP = "Stored encrypted. Leave blank to keep the current value."
@@ -111,19 +111,6 @@ class PesapalAccountAdmin(TenantScopedAdmin):
         return _masked(obj.consumer_secret)
 
 
-class _ReadOnly(TenantScopedAdmin):
-    """The payment record is authoritative: nobody edits it by hand."""
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
 class EventInline(admin.TabularInline):
     model = PaymentEvent
     fields = ("received_at", "kind", "outcome", "needs_review", "note", "raw_body")
@@ -143,7 +130,8 @@ def mark_reviewed(
     modeladmin.message_user(request, f"{count} marked as reviewed.", messages.SUCCESS)
 
 
-class _ReviewAdmin(_ReadOnly):
+class _ReviewAdmin(ReadOnlyScopedAdmin):
+    # The payment record is authoritative: nobody edits it by hand.
     # Actions without allowed_permissions need only view access: staff of the tenant
     # can clear the queue without being able to edit the record itself.
     actions = (mark_reviewed,)

@@ -9,7 +9,12 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from tenants.admin_scoping import TenantScopedAdmin, request_role, request_tenant_id
+from tenants.admin_scoping import (
+    ReadOnlyScopedAdmin,
+    TenantScopedAdmin,
+    request_role,
+    request_tenant_id,
+)
 from tenants.crypto import Secret
 from tenants.models import ConsentEvent, Customer, Tenant, TenantMembership, WhatsAppSender
 
@@ -124,16 +129,7 @@ class CustomerAdmin(TenantScopedAdmin):
 
 
 @admin.register(ConsentEvent)
-class ConsentEventAdmin(TenantScopedAdmin):
+class ConsentEventAdmin(ReadOnlyScopedAdmin):
     list_display = ("customer", "kind", "action", "source", "created_at", "tenant")
     list_filter = ("kind", "action", "source")
     search_fields = ("customer__phone_e164",)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False

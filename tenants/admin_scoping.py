@@ -92,3 +92,16 @@ class TenantScopedAdmin(admin.ModelAdmin):
         return bool(
             request.user.is_superuser or request_role(request) == TenantMembership.Role.OWNER
         )
+
+
+class ReadOnlyScopedAdmin(TenantScopedAdmin):
+    """For records nobody edits by hand (audit logs, provider events, message history)."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

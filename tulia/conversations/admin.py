@@ -11,19 +11,8 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from tenants.admin_scoping import TenantScopedAdmin
+from tenants.admin_scoping import ReadOnlyScopedAdmin
 from tulia.conversations.models import Conversation, InboundMessage, OutboundMessage
-
-
-class _ReadOnly(TenantScopedAdmin):
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 class _InboundInline(admin.TabularInline):
@@ -51,7 +40,7 @@ class _OutboundInline(admin.TabularInline):
 
 
 @admin.register(Conversation)
-class ConversationAdmin(_ReadOnly):
+class ConversationAdmin(ReadOnlyScopedAdmin):
     list_display = ("id", "customer", "sender", "status", "turn_count", "last_inbound_at")
     list_filter = ("status",)
     search_fields = ("customer__phone_e164", "customer__display_name")
@@ -61,7 +50,7 @@ class ConversationAdmin(_ReadOnly):
 
 
 @admin.register(InboundMessage)
-class InboundMessageAdmin(_ReadOnly):
+class InboundMessageAdmin(ReadOnlyScopedAdmin):
     list_display = ("message_sid", "received_at", "from_e164", "kind", "status", "attempts")
     list_filter = ("status", "kind")
     search_fields = ("message_sid", "from_e164", "request_id")
@@ -69,7 +58,7 @@ class InboundMessageAdmin(_ReadOnly):
 
 
 @admin.register(OutboundMessage)
-class OutboundMessageAdmin(_ReadOnly):
+class OutboundMessageAdmin(ReadOnlyScopedAdmin):
     list_display = ("id", "created_at", "conversation", "status", "error_code", "backend")
     list_filter = ("status", "backend")
     search_fields = ("twilio_sid", "request_id")
