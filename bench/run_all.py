@@ -26,7 +26,7 @@ def run(script: Path) -> tuple[str, dict[str, object], float]:
         text=True,
         check=False,
         cwd=HERE.parent,
-        timeout=1800,
+        timeout=3600,  # the soak runs 30 minutes plus set-up and drain
         # Benchmarks get their own embedded databases (var/bench), apart from the demo's.
         env={**os.environ, "TULIA_PROFILE": os.environ.get("TULIA_PROFILE", "bench")},
     )
