@@ -51,7 +51,8 @@ def identity(ctx: RunContext, *, with_customer: bool) -> dict[str, Any]:
 
 
 def call(name: str, ctx: RunContext, *, customer: bool = True, **arguments: Any) -> Called:
-    payload = {**identity(ctx, with_customer=customer), **arguments}
+    # Identity goes last: an argument can never stand in for the run context's tenant.
+    payload = {**arguments, **identity(ctx, with_customer=customer)}
     try:
         result = call_tool(name, payload)
     except Exception:  # the runner promises not to raise; a turn must survive if it does

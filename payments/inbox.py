@@ -25,7 +25,9 @@ def client_ip(request: HttpRequest) -> str | None:
 
 
 def body_text(request: HttpRequest) -> str:
-    return request.body[:MAX_BODY_BYTES].decode("utf-8", errors="replace")
+    text = request.body[:MAX_BODY_BYTES].decode("utf-8", errors="replace")
+    # PostgreSQL text cannot hold NUL; replaced like any other undecodable byte.
+    return text.replace("\x00", "\ufffd")
 
 
 def json_object(text: str) -> dict[str, Any] | None:

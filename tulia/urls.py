@@ -6,6 +6,9 @@ from django.urls import include, path
 from tulia import health
 from tulia.observability.views import metrics_view
 
+handler404 = "tulia.api.errors.not_found"
+handler500 = "tulia.api.errors.server_error"
+
 admin.site.site_header = "Tulia shop admin"
 admin.site.site_title = "Tulia"
 admin.site.index_title = "Your shop"

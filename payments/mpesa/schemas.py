@@ -18,6 +18,15 @@ MSISDN_RE = re.compile(r"^254[17]\d{8}$")
 class _Payload(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        # PostgreSQL text cannot hold NUL: a payload carrying one is unparseable (kept
+        # raw and flagged for review), not a database error answered with a 500.
+        if isinstance(value, str) and "\x00" in value:
+            raise ValueError("NUL character in a text field")
+        return value
+
 
 # --- OAuth and synchronous API answers ------------------------------------------------
 class TokenResponse(_Payload):

@@ -15,6 +15,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 class _Payload(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        # PostgreSQL text cannot hold NUL: a payload carrying one is unparseable (kept
+        # raw and flagged for review), not a database error answered with a 500.
+        if isinstance(value, str) and "\x00" in value:
+            raise ValueError("NUL character in a text field")
+        return value
+
 
 class ApiErrorBody(_Payload):
     # The docs say error_type, some responses say type.

@@ -16,9 +16,11 @@ from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.schemas.inspectors import ViewInspector
 
 from tenants.context import tenant_context
 from tulia.api.keys import verify_key
+from tulia.api.schema import TenantApiSchema
 from tulia.commerce.models import ApiKey
 
 
@@ -68,6 +70,7 @@ class TenantScoped:
     """Mixin for DRF views: everything after authentication runs in the key's tenant."""
 
     authentication_classes: Sequence[type[BaseAuthentication]] = [TenantApiKeyAuthentication]
+    schema: ViewInspector | None = TenantApiSchema()  # documents the 400/401/403/404 answers too
     _tenant_scope: ExitStack | None = None
 
     def tenant_id(self) -> UUID:

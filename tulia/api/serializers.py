@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from django.utils.text import slugify
@@ -9,6 +10,8 @@ from rest_framework import serializers
 
 from tulia.commerce.models import CatalogItem, Category, Coupon, Offer, Order, OrderLine, Variant
 from tulia.commerce.models.money import validate_whole_shillings
+
+EARLIEST, LATEST = datetime(2000, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC)
 
 
 class VariantSerializer(serializers.ModelSerializer[Variant]):
@@ -76,7 +79,9 @@ class OrderSerializer(serializers.ModelSerializer[Order]):
     lines = OrderLineSerializer(many=True, read_only=True)
     customer_phone = serializers.CharField(source="customer.phone_e164", read_only=True)
     paid = serializers.SerializerMethodField()
-    coupon_code = serializers.CharField(source="coupon.code", read_only=True, default=None)
+    coupon_code = serializers.CharField(
+        source="coupon.code", read_only=True, default=None, allow_null=True
+    )
 
     class Meta:
         model = Order
@@ -113,6 +118,27 @@ class OfferSerializer(serializers.ModelSerializer[Offer]):
         fields["category"].queryset = Category.objects.filter(tenant_id=tenant_id)  # type: ignore[attr-defined]
         fields["item"].queryset = CatalogItem.objects.filter(tenant_id=tenant_id)  # type: ignore[attr-defined]
         return fields
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # The table's check constraints, answered as 400s instead of IntegrityErrors.
+        def current(name: str) -> Any:
+            return attrs[name] if name in attrs else getattr(self.instance, name, None)
+
+        if current("kind") == Offer.Kind.PERCENTAGE and (current("value") or 0) > 100:
+            raise serializers.ValidationError({"value": "a percentage offer is at most 100"})
+        for name in ("starts_at", "ends_at"):
+            # Before 1928 Nairobi's zone had a seconds offset (+02:27:16) that no
+            # RFC 3339 client can read back; no offer runs outside this window anyway.
+            moment = attrs.get(name)
+            if moment is not None and not EARLIEST <= moment <= LATEST:
+                raise serializers.ValidationError({name: "must be between 2000 and 2100"})
+        starts, ends = current("starts_at"), current("ends_at")
+        if starts is not None and ends is not None and ends < starts:
+            raise serializers.ValidationError({"ends_at": "must not be before starts_at"})
+        scope = current("scope") or Offer.Scope.ORDER
+        if scope in (Offer.Scope.CATEGORY, Offer.Scope.ITEM) and current(scope) is None:
+            raise serializers.ValidationError({scope: f"required when scope is {scope}"})
+        return attrs
 
     def create(self, validated_data: dict[str, Any]) -> Offer:
         return super().create({**validated_data, "tenant_id": self.context["tenant_id"]})

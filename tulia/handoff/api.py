@@ -21,6 +21,7 @@ from rest_framework.views import APIView
 
 from tenants.accessors import membership_of
 from tenants.errors import NotFound
+from tulia.api.schema import DeskApiSchema
 from tulia.handoff import desk, queries
 from tulia.handoff.errors import HandoffError, NotYourTicket, OutsideReplyWindow, actor_id
 from tulia.handoff.models import HandoffTicket
@@ -83,6 +84,7 @@ class CannedReplySerializer(serializers.Serializer[dict[str, Any]]):
 
 class HandoffAPIView(APIView):
     authentication_classes = [SessionAuthentication, BasicAuthentication]
+    schema = DeskApiSchema()
 
     def tenant_id(self, request: Request) -> UUID:
         membership = membership_of(request.user.pk) if request.user.is_authenticated else None

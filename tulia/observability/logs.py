@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 import structlog
@@ -31,14 +31,31 @@ def _scrub_text(text: str) -> str:
     return text
 
 
+def _scrub_value(value: Any, depth: int = 0) -> Any:
+    # Nested too: a logged headers dict or request payload carries its secrets one or
+    # two levels down. The depth cap keeps a self-referencing structure from looping.
+    if isinstance(value, str):
+        return _scrub_text(value)
+    if depth > 5:
+        return value
+    if isinstance(value, Mapping):
+        return {
+            k: MASK if isinstance(k, str) and SECRET_KEYS.search(k) else _scrub_value(v, depth + 1)
+            for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [_scrub_value(v, depth + 1) for v in value]
+    return value
+
+
 def scrub_secrets(
     _logger: Any, _method: str, event: MutableMapping[str, Any]
 ) -> MutableMapping[str, Any]:
     for key, value in list(event.items()):
         if key != "event" and SECRET_KEYS.search(key):
             event[key] = MASK
-        elif isinstance(value, str):
-            event[key] = _scrub_text(value)
+        else:
+            event[key] = _scrub_value(value)
     return event
 
 

@@ -31,6 +31,14 @@ class Media(BaseModel):
     url: str = Field(max_length=1000)
     content_type: str = Field(max_length=100)
 
+    @field_validator("url", "content_type")
+    @classmethod
+    def _no_nul(cls, value: str) -> str:
+        # Stored in a jsonb column, which refuses a NUL character.
+        if "\x00" in value:
+            raise ValueError("NUL character in a media field")
+        return value
+
 
 class Location(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -84,7 +92,11 @@ class InboundForm(_Form):
     replied_to_sid: str = Field(default="", alias="OriginalRepliedMessageSid", max_length=64)
     media: list[Media] = Field(default_factory=list)
 
-    @field_validator("body", "profile_name", "address", "label", "button_text", "list_title")
+    # Ids too: they are stored in a jsonb column, which refuses a NUL character.
+    @field_validator(
+        "body", "profile_name", "address", "label", "button_text", "list_title",
+        "button_payload", "list_id", "wa_id", "message_type", "replied_to_sid",
+    )  # fmt: skip
     @classmethod
     def _sanitise(cls, value: str) -> str:
         return clean_text(value)

@@ -1,0 +1,49 @@
+"""Error answers of the tenant API carry the request id, so a shop's developer can quote
+it and we can find the request in the logs (SPEC §9: tracing).
+
+DRF's own errors get it through `exception_handler`; Django's 404 and 500 pages are
+replaced by JSON for paths under /api/ (a helpdesk client expects JSON there, and the
+OpenAPI schema promises it), and stay HTML everywhere else.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from tulia.observability.tracing import current_request_id
+
+API_PREFIX = "/api/"
+
+
+def _request_id(request: HttpRequest | None = None) -> str:
+    return getattr(request, "request_id", None) or current_request_id() or ""
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None  # unhandled: Django's 500 (JSON under /api/, see server_error)
+    data = response.data if isinstance(response.data, dict) else {"detail": response.data}
+    response.data = {**data, "request_id": _request_id(context.get("request"))}
+    return response
+
+
+def _json(request: HttpRequest, detail: str, status: int) -> JsonResponse:
+    return JsonResponse({"detail": detail, "request_id": _request_id(request)}, status=status)
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if request.path.startswith(API_PREFIX):
+        return _json(request, "Not found.", 404)
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    if request.path.startswith(API_PREFIX):
+        return _json(request, "Server error.", 500)
+    return defaults.server_error(request)
