@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from payments.models import PaymentEvent, PaymentRequest, PaymentStatus
 from payments.outcomes import Outcome
+from tulia.observability import metrics
 
 logger = logging.getLogger("tulia.payments")
 Result = PaymentEvent.Outcome
@@ -140,6 +141,7 @@ def _transition(payment: PaymentRequest, status: str, ev: Evidence, *, review: s
         payment.needs_review = True
         payment.review_reason = review[:255]
     payment.save()
+    _count_after_commit(payment.method, status)
     _notify_after_commit(payment)
 
 
@@ -173,6 +175,12 @@ def _finish_event(event: PaymentEvent, result: str) -> None:
     if result in (Result.APPLIED, Result.DUPLICATE, Result.STILL_PENDING):
         event.needs_review = False  # an earlier "unmatched" flag is resolved by matching now
     event.save(update_fields=["payment", "outcome", "note", "needs_review", "processed_at"])
+
+
+def _count_after_commit(method: str, status: str) -> None:
+    """Counted on commit: a rolled-back settle is retried and must not count twice."""
+    counter = metrics.PAYMENT_OUTCOMES.labels(provider=method, outcome=status)
+    transaction.on_commit(counter.inc)
 
 
 def _notify_after_commit(payment: PaymentRequest) -> None:

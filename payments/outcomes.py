@@ -47,8 +47,8 @@ def stk_outcome(result_code: int | str) -> Outcome:
     return _STK_CODES.get(str(result_code).strip(), Outcome(PaymentStatus.FAILED, "failed"))
 
 
-def pesapal_outcome(status_code: int | None, error_code: str | None) -> Outcome:
-    """GetTransactionStatus: 1 paid, 2 failed, 3 reversed, 0 + not-found is pending."""
+def pesapal_outcome(status_code: int | None) -> Outcome:
+    """GetTransactionStatus: 1 paid, 2 failed, 3 reversed; anything else is pending."""
     if status_code == 1:
         return PAID
     if status_code == 2:
@@ -56,6 +56,8 @@ def pesapal_outcome(status_code: int | None, error_code: str | None) -> Outcome:
     if status_code == 3:
         # A reversal after payment needs a person (the order may be fulfilled already).
         return Outcome(PaymentStatus.UNKNOWN, "reversed")
-    if error_code in (None, "", "payment_details_not_found"):
-        return STILL_PENDING
-    return Outcome(PaymentStatus.FAILED, "card_failed")
+    # Status 0 ("INVALID") is what an unpaid order looks like, and an error in the body
+    # (HTTP 200, "status": "500") may be PesaPal's own hiccup: neither says the card
+    # failed, so the payment stays pending and is queried again later. Only status 2
+    # fails it; telling a customer "failed" after they paid is the costly mistake.
+    return STILL_PENDING

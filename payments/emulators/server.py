@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qsl, urlsplit
 
 logger = logging.getLogger("tulia.emulators")
@@ -48,6 +48,9 @@ class Reply:
 
 
 Handler = Callable[[Request], Reply]
+# An outage that answers nothing: the connection is closed without a response.
+HANG_UP: Literal["hang up"] = "hang up"
+Fault = Reply | Literal["hang up"]
 
 
 class EmulatorServer:
@@ -58,6 +61,8 @@ class EmulatorServer:
         self._server = ThreadingHTTPServer((host, port), self._handler_class())
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
+        # Fault injection: while set, every request gets this instead of its handler.
+        self.outage: Fault | None = None
 
     @property
     def base_url(self) -> str:
@@ -82,6 +87,13 @@ class EmulatorServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def down(self, outage: Fault = HANG_UP) -> None:
+        """Start an outage: hang up on every request, or answer each with `outage`."""
+        self.outage = outage
+
+    def up(self) -> None:
+        self.outage = None
+
     def dispatch(self, request: Request) -> Reply:
         for method, pattern, handler in self._routes:
             found = pattern.match(request.path)
@@ -104,8 +116,12 @@ class EmulatorServer:
                     headers={k.lower(): v for k, v in self.headers.items()},
                     body=self.rfile.read(length) if length else b"",
                 )
+                outage = server.outage
+                if outage == HANG_UP:
+                    self.close_connection = True
+                    return
                 try:
-                    reply = server.dispatch(request)
+                    reply = outage if isinstance(outage, Reply) else server.dispatch(request)
                 except Exception:
                     logger.exception("emulator handler failed")
                     reply = Reply(500, {"errorCode": "500.003.1001", "errorMessage": "emulator"})

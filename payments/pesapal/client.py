@@ -122,6 +122,13 @@ class PesapalClient:
 
     @staticmethod
     def _parse(response: httpx.Response, model: type[ResponseT], *, lenient: bool) -> ResponseT:
+        if response.is_server_error:
+            # PesaPal reports its own errors (and a pending payment) as HTTP 200 with
+            # "status": "500" in the body; a real 5xx is the service failing, whatever
+            # its body says, and must never be read as an answer about the payment.
+            raise ProviderError(
+                f"http_{response.status_code}", "PesaPal is unavailable", retryable=True
+            )
         try:
             parsed = model.model_validate(response.json())
         except (json.JSONDecodeError, ValidationError) as exc:

@@ -89,8 +89,7 @@ def check_status(payment: PaymentRequest, *, http: httpx.Client | None = None) -
 
 
 def _judge(payment: PaymentRequest, status: TransactionStatus) -> tuple[Outcome, Evidence]:
-    error_code = status.error.code if status.error else None
-    outcome = pesapal_outcome(status.status_code, error_code)
+    outcome = pesapal_outcome(status.status_code)
     evidence = Evidence(
         result_code=str(status.status_code if status.status_code is not None else ""),
         result_desc=status.payment_status_description or "",

@@ -10,7 +10,7 @@ from prometheus_client import REGISTRY
 
 from tenants.context import tenant_context
 from tulia.conversations import pipeline
-from tulia.conversations.models import InboundMessage, OutboundMessage
+from tulia.conversations.models import Conversation, InboundMessage, OutboundMessage
 from tulia.ratelimit import WINDOW_SECONDS
 from tulia.whatsapp import sweeper
 from tulia.whatsapp.notices import RATE_LIMIT_NOTICE
@@ -125,3 +125,21 @@ def test_redis_down_fails_open(post_signed, tenant, settings):
     assert _statuses(tenant.id) == ["received"] * (LIMIT + 1)
     assert _run_turns(tenant.id) == LIMIT + 1  # the turn locks have their own client
     assert RATE_LIMIT_NOTICE["en"] not in _replies(tenant.id)
+
+
+@pytest.mark.parametrize("status", ["waiting", "agent_active"])
+def test_no_notice_while_a_human_owns_the_conversation(post_signed, tenant, status):
+    _post(post_signed, 0)
+    _run_turns(tenant.id)  # the first turn opens the conversation
+    with tenant_context(tenant.id):
+        conversation = Conversation.objects.get()
+        Conversation.objects.filter(pk=conversation.pk).update(status=status)
+        replies_before = OutboundMessage.objects.count()
+    for n in range(1, LIMIT + 2):
+        _post(post_signed, n)
+    assert _statuses(tenant.id)[LIMIT:] == ["rate_limited"] * 2
+    assert len(_replies(tenant.id)) == replies_before  # the bot said nothing at all
+    with tenant_context(tenant.id):
+        held = InboundMessage.objects.filter(status="rate_limited")
+        assert {message.conversation_id for message in held} == {conversation.pk}
+    assert _limited_count(tenant.id) == 2

@@ -30,6 +30,7 @@ from tulia.conversations import locks
 from tulia.conversations.models import Conversation, InboundMessage
 from tulia.conversations.services import open_conversation
 from tulia.conversations.turns import TurnInput, TurnOutput, get_turn_handler
+from tulia.observability import metrics
 from tulia.observability.tracing import traced
 from tulia.whatsapp.outbound import queue_reply
 from tulia.whatsapp.schemas import InboundContent
@@ -149,25 +150,33 @@ def _batch(
 
 def run_turn(batch: Batch) -> None:
     identity = {"tenant_id": batch.tenant_id, "conversation_id": batch.conversation_id}
-    with traced(request_id=batch.request_id, **identity):
-        _run_turn(batch)
+    started = time.perf_counter()
+    outcome = "retry"  # _run_turn raised: the messages stay pending for another attempt
+    try:
+        with traced(request_id=batch.request_id, **identity):
+            outcome = _run_turn(batch)
+    finally:
+        metrics.TURNS.labels(tenant=str(batch.tenant_id), outcome=outcome).inc()
+        metrics.TURN_SECONDS.observe(time.perf_counter() - started)
 
 
-def _run_turn(batch: Batch) -> None:
+def _run_turn(batch: Batch) -> str:
+    """Run the turn; its outcome for the metrics: answered, human, failed."""
     if batch.attempts > MAX_TURN_ATTEMPTS:
         # Claimed again and again without finishing: it kills its worker. Stop here.
         _give_up(batch, RuntimeError("turn never finished; worker lost repeatedly?"))
-        return
+        return "failed"
     if batch.conversation_status != Conversation.Status.AI_ACTIVE:
         # Waiting for or talking to a human: stored for the agent, the bot stays quiet.
         finish_turn(batch, TurnOutput())
-        return
+        return "human"
     try:
         output = get_turn_handler()(_turn_input(batch))
     except Exception as exc:
         _handler_failed(batch, exc)
-        return
+        return "failed"  # reached only when the attempts are used up
     finish_turn(batch, output)
+    return "answered"
 
 
 def _turn_input(batch: Batch) -> TurnInput:

@@ -53,10 +53,17 @@ RATE_LIMITED = Counter(
 
 
 def render() -> tuple[bytes, str]:
-    """The exposition text for /metrics and its content type."""
+    """The exposition text for /metrics and its content type.
+
+    The per-process samples (this process's registry, or every process's files in
+    multiprocess mode) plus the gauges read live at scrape time.
+    """
+    from tulia.observability.gauges import ScrapeTimeCollector  # needs Django models
+
+    registry = CollectorRegistry(auto_describe=False)
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
     else:
-        registry = DEFAULT_REGISTRY
+        registry.register(DEFAULT_REGISTRY)
+    registry.register(ScrapeTimeCollector())
     return generate_latest(registry), CONTENT_TYPE_LATEST

@@ -21,6 +21,7 @@ from django.utils import timezone
 from tenants.context import tenant_context
 from tulia.conversations import locks
 from tulia.conversations.models import Conversation, OutboundMessage
+from tulia.observability import metrics
 from tulia.observability.tracing import traced
 from tulia.whatsapp.backends import OutgoingMessage, SendError, WhatsAppBackend, get_backend
 
@@ -108,7 +109,9 @@ def _deliver_one(
     except SendError as exc:
         _send_failed(tenant_id, message, exc)
         return 0
-    _mark(tenant_id, message.pk, **_sent_fields(result.sid, result.status, backend.name))
+    fields = _sent_fields(result.sid, result.status, backend.name)
+    _mark(tenant_id, message.pk, **fields)
+    metrics.MESSAGES_OUT.labels(tenant=str(tenant_id), status=str(fields["status"])).inc()
     return 1
 
 
@@ -135,6 +138,7 @@ def _send_failed(tenant_id: UUID, message: OutboundMessage, exc: SendError) -> N
     fields: dict[str, object] = {"error_code": exc.code, "error_message": str(exc)[:500]}
     if final:
         _mark(tenant_id, message.pk, status=Status.FAILED, **fields)
+        metrics.MESSAGES_OUT.labels(tenant=str(tenant_id), status=Status.FAILED).inc()
         return
     _mark(tenant_id, message.pk, status=Status.PENDING, **fields)
     raise DeliveryDeferred(str(exc)) from exc

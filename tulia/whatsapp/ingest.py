@@ -20,6 +20,7 @@ from tenants.context import tenant_context
 from tenants.models import WhatsAppSender
 from tenants.phone import InvalidPhoneNumber, normalize_phone
 from tulia.conversations.models import InboundMessage
+from tulia.observability import metrics
 from tulia.observability.tracing import current_request_id, new_request_id, traced
 from tulia.whatsapp import dispatch, throttle
 from tulia.whatsapp.schemas import InboundForm, MalformedForm
@@ -83,5 +84,7 @@ def accept_inbound(tenant_id: UUID, sender: WhatsAppSender, form: InboundForm) -
             cursor.execute(_INSERT, params)
             row = cursor.fetchone()
         if row is not None:
+            # Counted once per stored row: a redelivered MessageSid inserts nothing.
+            metrics.MESSAGES_IN.labels(tenant=str(tenant_id), kind=content.kind).inc()
             _route(tenant_id, sender.pk, int(row[0]), from_e164, request_id)
     return Accepted(message_id=row[0] if row else None, request_id=request_id)
