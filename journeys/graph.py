@@ -1,59 +1,28 @@
 """The conversation graph: only wiring (SPEC §5.1, seed 002 flow diagram).
 
 begin → load_context → consent_check → intent → language → governor → escalation
-check → one journey (sales / support / orders / offers / prefs), a governance, clarify
-or unknown reply, or the handoff → finish. Nodes are the engine's and the journeys'
-`(state, ctx, deps)` functions; `_node` adapts them to LangGraph's runtime context and
-records each step in `graph_path`. Compiled once per process.
+check → one journey (sales / support / orders / offers / prefs, each a compiled
+subgraph of its steps: journeys/subgraphs.py), a governance, clarify or unknown reply,
+or the handoff → finish. Nodes are the engine's and the journeys' `(state, ctx, deps)`
+functions; `subgraphs.node` adapts them to LangGraph's runtime context and records
+each step in `graph_path`. Compiled once per process.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from collections.abc import Hashable
 from functools import cache
 from itertools import pairwise
-from typing import Any, cast
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.runtime import Runtime
 
-from journeys.context import RunContext
-from journeys.flows import (
-    clarify,
-    escalation,
-    offers,
-    orders,
-    prefs,
-    router,
-    sales,
-    support,
-    turn,
-)
+from journeys.flows import clarify, escalation, prefs, router, sales, turn
 from journeys.flows.state import FlowState
 from journeys.nodes import governance, responses
-from journeys.nodes.deps import EngineDeps
+from journeys.subgraphs import GraphContext, NodeFn, compiled_journeys, node
 
-NodeFn = Callable[[Any, RunContext, EngineDeps], Any]
-
-
-@dataclass(frozen=True, slots=True)
-class GraphContext:
-    run: RunContext
-    deps: EngineDeps
-
-
-def _node(name: str, fn: NodeFn) -> Callable[[FlowState, Runtime[GraphContext]], FlowState]:
-    def run(state: FlowState, runtime: Runtime[GraphContext]) -> FlowState:
-        update = dict(fn(state, runtime.context.run, runtime.context.deps) or {})
-        path = update["graph_path"] if "graph_path" in update else state.get("graph_path", [])
-        update["graph_path"] = [*path, name]
-        return cast(FlowState, update)
-
-    run.__name__ = name
-    return run
-
+__all__ = ["GraphContext", "build", "compiled"]
 
 NODES: dict[str, NodeFn] = {
     "begin": turn.begin,
@@ -70,11 +39,6 @@ NODES: dict[str, NodeFn] = {
     "clarify": clarify.clarify,
     "recall": clarify.recall,
     "unknown": sales.unknown_or_catalog,
-    "sales": sales.sales,
-    "support": support.support,
-    "orders": orders.orders,
-    "offers": offers.offers,
-    "prefs": prefs.prefs,
     "escalate": escalation.escalate,
     "finish": turn.finish,
 }
@@ -87,7 +51,9 @@ def build() -> StateGraph[FlowState, GraphContext, FlowState, FlowState]:
         FlowState, context_schema=GraphContext
     )
     for name, fn in NODES.items():
-        graph.add_node(name, _node(name, fn))  # type: ignore[call-overload]
+        graph.add_node(name, node(name, fn))  # type: ignore[call-overload]
+    for name, subgraph in compiled_journeys().items():
+        graph.add_node(name, subgraph)
     graph.add_edge(START, "begin")
     graph.add_edge("begin", "load_context")
     graph.add_conditional_edges(

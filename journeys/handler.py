@@ -80,7 +80,9 @@ def run_graph(turn: TurnInput, state: FlowState) -> dict[str, Any]:
         conversation_id=str(turn.conversation_id),
         request_id=turn.request_id,
     )
-    result: dict[str, Any] = compiled().invoke(state, context=GraphContext(ctx, _deps()))
+    # Bound to the tenant: its plan's model, and every LLM call metered to it.
+    deps = _deps().for_turn(ctx.tenant_id)
+    result: dict[str, Any] = compiled().invoke(state, context=GraphContext(ctx, deps))
     return result
 
 

@@ -8,12 +8,16 @@ timeouts and HTTP errors. Behaviour is scripted per request:
   request asked for a tool call (`tools` + `tool_choice`, langchain's function_calling
   method) the payload comes back as the call's arguments; otherwise as JSON message
   content (the json_schema method).
+- `Text(content, delay)`: a plain-text completion, the way a model answers a phrasing
+  request (no response format). Scripts can make it invent a price or drop a link.
 - `Malformed(text)`: a completion whose content/arguments are not valid JSON.
 - `ServerError(status)`: an HTTP error with OpenAI's error body.
 - `Hang(seconds)`: wait before answering, to trigger client timeouts.
 
 Scripted behaviours are consumed in order; when the script is empty, `default` answers
-(itself a behaviour, or a callable building one from the request).
+(itself a behaviour, or a callable building one from the request; `by_kind` builds one
+that answers structured and phrasing requests differently). Every request is kept, so
+tests can read the model name and prompt each call carried (`models`, `phrasing`).
 """
 
 from __future__ import annotations
@@ -36,6 +40,12 @@ class Reply:
 
 
 @dataclass(frozen=True)
+class Text:
+    content: str
+    delay: float = 0.0
+
+
+@dataclass(frozen=True)
 class Malformed:
     text: str = '{"intent": "sales_discovery", "confidence": '
 
@@ -51,8 +61,32 @@ class Hang:
     seconds: float = 30.0
 
 
-Behaviour = Reply | Malformed | ServerError | Hang
+Behaviour = Reply | Text | Malformed | ServerError | Hang
 Responder = Callable[[dict[str, Any]], Behaviour]
+
+
+def wants_json(request: dict[str, Any]) -> bool:
+    """A structured-output request (json_schema or function calling), not free text."""
+    return bool(request.get("response_format") or request.get("tools"))
+
+
+def schema_name(request: dict[str, Any]) -> str | None:
+    """The output schema a structured request names (e.g. "IntentOutput")."""
+    response_format = request.get("response_format") or {}
+    if response_format.get("json_schema"):
+        return str(response_format["json_schema"].get("name"))
+    tools = request.get("tools") or []
+    return str(tools[0]["function"]["name"]) if tools else None
+
+
+def by_kind(structured: Behaviour | Responder, text: Behaviour | Responder) -> Responder:
+    """A default answering structured requests one way and phrasing requests another."""
+
+    def respond(request: dict[str, Any]) -> Behaviour:
+        chosen = structured if wants_json(request) else text
+        return chosen(request) if callable(chosen) else chosen
+
+    return respond
 
 
 def _completion(request: dict[str, Any], content: str) -> dict[str, Any]:
@@ -89,6 +123,16 @@ class LLMEmulator:
         assert self._server is not None, "emulator not started"
         host, port = self._server.server_address[:2]
         return f"http://{host!s}:{port}/v1"
+
+    @property
+    def models(self) -> list[str]:
+        """The model name of every request received, in order."""
+        return [str(request.get("model")) for request in self.requests]
+
+    @property
+    def phrasing(self) -> list[dict[str, Any]]:
+        """The free-text (phrasing) requests received, in order."""
+        return [request for request in self.requests if not wants_json(request)]
 
     def queue(self, *behaviours: Behaviour) -> None:
         with self._lock:
@@ -161,6 +205,10 @@ def _handler_for(emulator: LLMEmulator) -> type[BaseHTTPRequestHandler]:
                 self._send(behaviour.status, {"error": error})
             elif isinstance(behaviour, Malformed):
                 self._send(200, _completion(request, behaviour.text))
+            elif isinstance(behaviour, Text):
+                if behaviour.delay:
+                    emulator.wait_released(behaviour.delay)
+                self._send(200, _completion(request, behaviour.content))
             else:
                 if behaviour.delay:
                     emulator.wait_released(behaviour.delay)

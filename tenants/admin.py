@@ -21,11 +21,11 @@ from tenants.models import ConsentEvent, Customer, Tenant, TenantMembership, Wha
 
 @admin.register(Tenant)
 class TenantAdmin(admin.ModelAdmin):
-    list_display = ("name", "slug", "status", "default_language", "created_at")
+    list_display = ("name", "slug", "status", "plan", "default_language", "created_at")
     search_fields = ("name", "slug")
     readonly_fields = ("id", "created_at", "updated_at")
     fieldsets = (
-        (None, {"fields": ("id", "name", "slug", "status")}),
+        (None, {"fields": ("id", "name", "slug", "status", "plan")}),
         ("Persona", {"fields": ("bot_name", "bot_intro", "tone_style", "max_chattiness_level")}),
         ("Languages", {"fields": ("default_language", "allowed_languages")}),
         ("Commerce", {"fields": ("catalog_link_base", "payment_methods")}),
@@ -41,7 +41,8 @@ class TenantAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         fields = tuple(super().get_readonly_fields(request, obj))
-        return fields if request.user.is_superuser else (*fields, "slug", "status")
+        # The plan is billing: a shop owner cannot upgrade itself.
+        return fields if request.user.is_superuser else (*fields, "slug", "status", "plan")
 
     def has_module_permission(self, request: HttpRequest) -> bool:
         return bool(request.user.is_superuser or request_tenant_id(request))

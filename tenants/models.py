@@ -60,10 +60,22 @@ class Tenant(models.Model):
         PROFESSIONAL = "professional"
         PLAYFUL = "playful"
 
+    class Plan(models.TextChoices):
+        # journeys.llm.settings.PLANS names the same plans (settings load before models).
+        STARTER = "starter"
+        GROWTH = "growth"
+        PRO = "pro"
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     slug = models.SlugField(max_length=50, unique=True)
     name = models.CharField(max_length=120)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    plan = models.CharField(
+        max_length=16,
+        choices=Plan.choices,
+        default=Plan.STARTER,
+        help_text="Billing plan; picks the LLM model (TULIA_LLM_MODELS).",
+    )
     bot_name = models.CharField(max_length=60, default="Tulia")
     bot_intro = models.CharField(max_length=400, blank=True)
     tone_style = models.CharField(max_length=16, choices=Tone.choices, default=Tone.FRIENDLY)

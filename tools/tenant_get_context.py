@@ -15,6 +15,7 @@ class TenantGetContextInput(ToolInput):
 class TenantGetContextOutput(ToolOutput):
     tenant_id: str
     name: str
+    plan: str
     bot_name: str
     bot_intro: str
     tone_style: str
@@ -33,6 +34,7 @@ def run(data: TenantGetContextInput) -> TenantGetContextOutput:
     return TenantGetContextOutput(
         tenant_id=str(tenant.id),
         name=tenant.name,
+        plan=tenant.plan,
         bot_name=tenant.bot_name,
         bot_intro=tenant.bot_intro,
         tone_style=tenant.tone_style,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import dj_database_url
 
+from journeys.llm.settings import LLMSettings
 from tulia import embedded
 from tulia.env import (
     ImproperEnvironment,
@@ -63,6 +64,15 @@ CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
 PUBLIC_BASE_URL = (env_str("TULIA_PUBLIC_BASE_URL", "http://localhost:8000") or "").rstrip("/")
 if not PUBLIC_BASE_URL.startswith(("http://", "https://")):
     raise ImproperEnvironment("TULIA_PUBLIC_BASE_URL must start with http:// or https://")
+
+# --- LLM (journeys/llm/settings.py reads the env; checked here so a bad mode or plan map
+# stops start-up rather than the first turn that needs a model) -----------------------
+try:
+    _llm = LLMSettings.from_env()
+except ValueError as exc:
+    raise ImproperEnvironment(str(exc)) from exc
+TULIA_LLM_MODE = _llm.effective_mode
+TULIA_LLM_MODELS = dict(_llm.models)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -197,6 +207,7 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "EXCEPTION_HANDLER": "tulia.api.errors.exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Tulia tenant API",

@@ -11,8 +11,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from journeys.flows import lexicon, once, parse
-from journeys.flows.common import ORDER_STATUS_WORDS, FlowTurn, local_phone, payment_word
+from journeys.flows import lexicon, outcome, parse
+from journeys.flows.common import ORDER_STATUS_WORDS, FlowTurn, local_phone
 from journeys.flows.phrases import label
 from journeys.flows.state import FlowState
 from journeys.templates.library import format_money
@@ -29,7 +29,9 @@ def answers_step(state: FlowState, step: str, text: str) -> bool:
     if step == "quantity":
         return parse.quantity(text) is not None and len(parse.words(text)) <= 4
     if step == "method":
-        return parse.method_choice(text, state.get("payment_methods", [])) is not None
+        # After an unpaid attempt, PAY retries the method already chosen.
+        retry = bool(state.get("payment_method")) and parse.short_answer(text, lexicon.PAY, 5)
+        return retry or parse.method_choice(text, state.get("payment_methods", [])) is not None
     if step == "confirm":
         return parse.is_yes(text) or parse.is_no(text)
     if step in ("paused", "paying"):
@@ -44,7 +46,8 @@ def advance(turn: FlowTurn, step: str) -> FlowState:
         return _create_order(turn, parse.quantity(turn.text) or 0)
     if step == "method":
         methods = turn.get("payment_methods", [])
-        turn.set(payment_method=parse.method_choice(turn.text, methods))
+        picked = parse.method_choice(turn.text, methods) or turn.get("payment_method")
+        turn.set(payment_method=picked)
         return confirm(turn)
     if step == "confirm":
         return _initiate(turn) if parse.is_yes(turn.text) else _declined(turn)
@@ -63,7 +66,9 @@ def reprompt(turn: FlowTurn, step: str) -> FlowState:
 
 
 def payment_help(turn: FlowTurn) -> FlowState:
-    return status(turn) if turn.get("sales_step") == "paying" else confirm(turn)
+    """ "Did my payment go through?" while paying, or after an attempt ended unpaid."""
+    told = turn.get("payment_status") in outcome.UNPAID_ENDINGS
+    return status(turn) if turn.get("sales_step") == "paying" or told else confirm(turn)
 
 
 def select_item(turn: FlowTurn, item_id: int) -> FlowState:
@@ -175,16 +180,9 @@ def _create_order(turn: FlowTurn, quantity: int) -> FlowState:
 
 
 def _order_once(turn: FlowTurn, line: dict[str, Any]) -> Called:
-    """order_create, unless a retry of this very turn already created the order."""
-    prior = once.remembered(turn.ctx, "order")
-    if prior is not None:
-        found = turn.tool("order_get_status", order_id=int(prior))
-        if found.ok:
-            return Called(found.tool, ok=True, output=found.output["order"])
-    made = turn.tool("order_create", lines=[line])
-    if made.ok:
-        once.remember(turn.ctx, "order", str(made.output["order_id"]))
-    return made
+    """order_create is idempotent per request id: a retry of this very turn gets the
+    order the first attempt made, never a second one."""
+    return turn.tool("order_create", lines=[line])
 
 
 def _order_fields(order: dict[str, Any]) -> dict[str, Any]:
@@ -193,6 +191,10 @@ def _order_fields(order: dict[str, Any]) -> dict[str, Any]:
 
 
 def _offers_hint(turn: FlowTurn, order_id: int) -> str | None:
+    """An unasked-for coupon tip is marketing: only for customers who said yes to it.
+    (A customer who asks "any offers?" is answered by the offers journey regardless.)"""
+    if turn.get("marketing_opt_in") is not True:
+        return None
     found = turn.tool("offers_get_applicable", order_id=order_id)
     if not found.ok:
         return None
@@ -303,13 +305,16 @@ def status(turn: FlowTurn, fresh: dict[str, Any] | None = None) -> FlowState:
     if fresh is None:
         return turn.reply(turn.say("tool_failed"))
     order = fresh["order"]
+    paid = outcome.payment_state(turn, fresh)
     if fresh["paid"]:
         turn.set(sales_step=None, payment_status="paid", cart=[], quoted_amount_kes=None)
+    if paid in outcome.UNPAID_ENDINGS:
+        return turn.reply(outcome.unpaid_reply(turn, order["reference"], paid, ours=True))
     text = order_status_response(
         turn.key,
         turn.language,
         reference=order["reference"],
         order_status=ORDER_STATUS_WORDS.get(order["status"], "unknown"),
-        payment_status=payment_word(fresh),
+        payment_status=paid,
     )
     return turn.reply(text)

@@ -139,7 +139,14 @@ def _ticket_args(state: FlowState, category: str, reason: str) -> dict[str, Any]
         "journey": str(state.get("journey") or "unknown")[:40],
         "step": str(step)[:60],
         "transcript_summary": summary(state),
+        # This turn's language: the conversation's stored state still has last turn's.
+        "language": _language(state),
     }
+
+
+def _language(state: FlowState) -> str | None:
+    language = state.get("response_language")
+    return language if language in ("en", "sw", "sheng") else None
 
 
 def escalate(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:

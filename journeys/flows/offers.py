@@ -18,15 +18,40 @@ from journeys.nodes.deps import EngineDeps
 from journeys.templates.text_nodes import OfferFact, coupon_result, offers_answer
 
 
-def offers(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+def route(state: FlowState) -> str:
+    """A coupon code for the open order, a code with no order yet, or the list."""
+    code = parse.coupon_code(state.get("inbound_text", ""))
+    if code and open_order(state):
+        return "apply_coupon"
+    return "no_order" if code else "list"
+
+
+def _turn(state: FlowState, ctx: RunContext) -> FlowTurn:
     turn = FlowTurn(state, ctx)
     turn.set(journey="offers", journey_step="offers.list")
-    code = parse.coupon_code(turn.text)
-    if code and open_order(state):
-        return _apply(turn, code)
-    if code:
-        return turn.reply(turn.say("coupon_no_order"))
-    return _list(turn)
+    return turn
+
+
+def list_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    return _list(_turn(state, ctx))
+
+
+def no_order_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    turn = _turn(state, ctx)
+    return turn.reply(turn.say("coupon_no_order"))
+
+
+def apply_coupon_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    turn = _turn(state, ctx)
+    return _apply(turn, parse.coupon_code(turn.text) or "")
+
+
+STEPS = {"list": list_step, "no_order": no_order_step, "apply_coupon": apply_coupon_step}
+
+
+def offers(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    """The whole journey as one call (the graph runs it as a subgraph of these steps)."""
+    return STEPS[route(state)](state, ctx, deps)
 
 
 def _list(turn: FlowTurn) -> FlowState:

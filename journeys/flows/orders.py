@@ -9,8 +9,8 @@ requests never reach here: `escalation` opens a ticket for them.
 from __future__ import annotations
 
 from journeys.context import RunContext
-from journeys.flows import parse
-from journeys.flows.common import ORDER_STATUS_WORDS, FlowTurn, payment_word
+from journeys.flows import outcome, parse
+from journeys.flows.common import ORDER_STATUS_WORDS, FlowTurn
 from journeys.flows.state import FlowState
 from journeys.nodes.deps import EngineDeps
 from journeys.templates.text_nodes import order_status_response
@@ -18,17 +18,27 @@ from journeys.templates.text_nodes import order_status_response
 REFERENCE_EXAMPLE = "AB-CD2345"
 
 
-def orders(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+def route(state: FlowState) -> str:
+    """By the reference in the message, else the conversation's order, else ask."""
+    if parse.order_reference(state.get("inbound_text", "")) or state.get("order_id"):
+        return "status"
+    return "ask_reference"
+
+
+def ask_reference_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    turn = FlowTurn(state, ctx)
+    turn.set(journey="orders", journey_step="orders.ask_reference")
+    return turn.reply(turn.say("ask_reference", example=REFERENCE_EXAMPLE))
+
+
+def status_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     turn = FlowTurn(state, ctx)
     turn.set(journey="orders", journey_step="orders.status")
     reference = parse.order_reference(turn.text)
     if reference:
         found = turn.tool("order_get_status", reference=reference)
-    elif order_id := state.get("order_id"):
-        found = turn.tool("order_get_status", order_id=int(order_id))
     else:
-        turn.set(journey_step="orders.ask_reference")
-        return turn.reply(turn.say("ask_reference", example=REFERENCE_EXAMPLE))
+        found = turn.tool("order_get_status", order_id=int(state.get("order_id") or 0))
     if found.ok:
         return _report(turn, found.output)
     if found.error_code in ("not_found", "invalid_input"):
@@ -39,16 +49,29 @@ def orders(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     return turn.reply(turn.say("tool_failed"))
 
 
+STEPS = {"status": status_step, "ask_reference": ask_reference_step}
+
+
+def orders(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    """The whole journey as one call (the graph runs it as a subgraph of these steps)."""
+    return STEPS[route(state)](state, ctx, deps)
+
+
 def _report(turn: FlowTurn, status: dict[str, object]) -> FlowState:
     order = status["order"]
     assert isinstance(order, dict)
-    if status["paid"] and str(order["order_id"]) == turn.get("order_id"):
+    ours = str(order["order_id"]) == turn.get("order_id")
+    if status["paid"] and ours:
         turn.set(payment_status="paid", sales_step=None, cart=[])
+    paid = outcome.payment_state(turn, status)
+    if paid in outcome.UNPAID_ENDINGS:
+        # The conversation's own order gets the retry offer; another one just the facts.
+        return turn.reply(outcome.unpaid_reply(turn, str(order["reference"]), paid, ours=ours))
     text = order_status_response(
         turn.key,
         turn.language,
         reference=str(order["reference"]),
         order_status=ORDER_STATUS_WORDS.get(str(order["status"]), "unknown"),
-        payment_status=payment_word(status),
+        payment_status=paid,
     )
     return turn.reply(text)

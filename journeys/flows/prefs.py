@@ -28,7 +28,10 @@ def record_consent(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowS
     turn.set(journey="prefs", journey_step="prefs.consent")
     saved = _save(turn, marketing_opt_in=granted)
     if saved is None:
+        # consent_check assumed the change; unsaved, the flag is unknown again (not a claim).
+        turn.set(marketing_opt_in=None)
         return turn.reply(turn.say("prefs_saved_failed"))
+    turn.set(marketing_opt_in=saved["marketing_opt_in"])
     return turn.reply(state.get("response_text"))
 
 

@@ -55,19 +55,63 @@ def answers_step(state: FlowState) -> bool:
     return checkout.answers_step(state, step, text)
 
 
-def sales(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+def route(state: FlowState) -> str:
+    """Which step of the sale this message is for (the subgraph's conditional edge)."""
+    step = state.get("sales_step")
+    if step and parse.short_answer(state.get("inbound_text", ""), lexicon.CONTINUE, 5):
+        return "represent" if step == "choose" else "reprompt"
+    if step == "choose" and answers_step(state):
+        return "choose"
+    if step and answers_step(state):
+        return "checkout"
+    if state.get("intent") == "payment_help" and open_order(state):
+        return "payment_help"
+    return "discover"
+
+
+def _turn(state: FlowState, ctx: RunContext) -> FlowTurn:
     turn = FlowTurn(state, ctx)
     turn.set(journey="sales")
-    step = state.get("sales_step")
-    if step and parse.short_answer(turn.text, lexicon.CONTINUE, 5):
-        return checkout.reprompt(turn, step) if step != "choose" else _represent(turn)
-    if step == "choose" and answers_step(state):
-        return _choose(turn)
-    if step and answers_step(state):
-        return checkout.advance(turn, step)
-    if state.get("intent") == "payment_help" and open_order(state):
-        return checkout.payment_help(turn)
-    return discover(turn, deps.gateway)
+    return turn
+
+
+def discover_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    return discover(_turn(state, ctx), deps.gateway)
+
+
+def choose_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    return _choose(_turn(state, ctx))
+
+
+def checkout_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    return checkout.advance(_turn(state, ctx), str(state.get("sales_step")))
+
+
+def represent_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    return _represent(_turn(state, ctx))
+
+
+def reprompt_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    return checkout.reprompt(_turn(state, ctx), str(state.get("sales_step")))
+
+
+def payment_help_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    return checkout.payment_help(_turn(state, ctx))
+
+
+STEPS = {
+    "discover": discover_step,
+    "choose": choose_step,
+    "checkout": checkout_step,
+    "represent": represent_step,
+    "reprompt": reprompt_step,
+    "payment_help": payment_help_step,
+}
+
+
+def sales(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    """The whole journey as one call (the graph runs it as a subgraph of these steps)."""
+    return STEPS[route(state)](state, ctx, deps)
 
 
 def unknown_or_catalog(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:

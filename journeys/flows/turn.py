@@ -15,6 +15,7 @@ from journeys.context import RunContext
 from journeys.flows.common import FlowTurn
 from journeys.flows.state import FlowState
 from journeys.guard import guarded_reply, reply_amounts
+from journeys.llm.phrasing import phrase_turn, text_node
 from journeys.nlu.language import SWITCH_THRESHOLD
 from journeys.nodes.deps import EngineDeps
 from journeys.nodes.turn import reply_key, start_turn
@@ -128,17 +129,29 @@ def grounded_facts(facts: list[Any]) -> list[Any]:
 
 
 def finish(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    """Guard the reply; in llm mode let the model reword a text node's reply (checked,
+    else the template stands); name that text node on the turn's path."""
     reply = state.get("response_text")
+    node, called = None, False
     if reply:
-        fallback = FlowTurn(state, ctx).say("tool_failed")
-        reply = guarded_reply(reply, grounded_facts(state.get("turn_facts", [])), fallback)
+        facts = grounded_facts(state.get("turn_facts", []))
+        guarded = guarded_reply(reply, facts, FlowTurn(state, ctx).say("tool_failed"))
+        node = text_node(state) if guarded == reply else None  # the fallback is no node's
+        phrased = phrase_turn(
+            guarded, node, state=state, tenant_id=ctx.tenant_id, gateway=deps.gateway, facts=facts
+        )
+        reply, called = phrased.text, phrased.called
     waiting = state.get("sales_step") == "confirm" or (
         state.get("journey_step") == "support.offer_handoff"
     )
-    return FlowState(
+    update = FlowState(
         response_text=reply,
         transcript=_transcript(state, reply),
         turn_facts=[],
         awaiting_answer=waiting,
         last_language=state.get("response_language"),
+        llm_calls=state.get("llm_calls", 0) + int(called),
     )
+    if node:  # the text node that wrote the reply shows on the turn's path
+        update["graph_path"] = [*state.get("graph_path", []), node]
+    return update

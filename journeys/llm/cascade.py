@@ -1,6 +1,7 @@
 """Cascade policy (SPEC §5.4): deterministic first, the LLM only below the node threshold.
 
-Whatever the LLM does wrong, the deterministic answer is already in hand and stands.
+Whatever the LLM does wrong, the deterministic answer is already in hand and stands. In
+`llm` mode (TULIA_LLM_MODE) the threshold is ignored and the model is always asked.
 """
 
 from __future__ import annotations
@@ -46,7 +47,9 @@ def run_cascade(
     adopt: Callable[[Out], Result],
 ) -> CascadeResult[Result]:
     """The node's answer: the deterministic one unless the LLM was needed and delivered."""
-    if confidence >= spec.threshold or gateway is None or not gateway.settings.enabled:
+    if gateway is None or not gateway.settings.enabled:
+        return CascadeResult(deterministic, "deterministic", llm_called=False)
+    if confidence >= spec.threshold and not gateway.settings.always_asks:
         return CascadeResult(deterministic, "deterministic", llm_called=False)
     attempt = gateway.structured(spec.name, spec.schema, spec.system_prompt, text)
     if attempt.value is None:

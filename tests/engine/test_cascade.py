@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import pytest
+
 from journeys.llm.breaker import CircuitBreaker
 from journeys.llm.cascade import run_cascade
 from journeys.llm.gateway import LLMGateway
 from journeys.llm.settings import LLMSettings
 from journeys.llm_emulator import Hang, Malformed, Reply, ServerError
 from journeys.nlu.intent import IntentResult
+from journeys.nodes.deps import EngineDeps
 from journeys.nodes.governance import INTENT_SPEC
+from tenants.context import tenant_context
+from tulia.metering.models import LlmUsage
 
 UNSURE = IntentResult("sales_discovery", 0.55, {})
 SURE = IntentResult("order_status", 0.95, {})
@@ -136,3 +143,59 @@ def test_slow_but_timely_answer_is_used(emulator, make_gateway) -> None:
 def test_answer_slower_than_the_timeout_is_ignored(emulator, make_gateway) -> None:
     emulator.queue(Reply({"intent": "payment_help", "confidence": 0.9}, delay=2.0))
     assert _ask(make_gateway(timeout=0.3)).value == UNSURE
+
+
+def _llm_mode(gateway: LLMGateway) -> LLMGateway:
+    settings = replace(gateway.settings, mode="llm")
+    return LLMGateway(settings, breaker=gateway.breaker)
+
+
+def test_llm_mode_asks_even_when_the_rules_are_sure(emulator, make_gateway) -> None:
+    emulator.queue(Reply({"intent": "payment_help", "confidence": 0.9}))
+    result = _ask(_llm_mode(make_gateway()), SURE)
+    assert (result.source, result.value.intent, len(emulator.requests)) == (
+        "llm",
+        "payment_help",
+        1,
+    )
+
+
+def test_a_gateway_bound_to_a_plan_asks_that_plans_model(emulator, make_gateway) -> None:
+    base = make_gateway()
+    plans = replace(base.settings, models={"starter": "emu-small", "pro": "emu-large"})
+    gateway = LLMGateway(plans, breaker=base.breaker)
+    emulator.default = Reply({"intent": "payment_help", "confidence": 0.9})
+    for plan in ("pro", "starter", "pro"):
+        _ask(gateway.for_tenant("00000000-0000-0000-0000-000000000001", plan))
+    assert emulator.models == ["emu-large", "emu-small", "emu-large"]
+
+
+@pytest.mark.django_db
+def test_calls_of_a_bound_gateway_are_metered_for_its_tenant(
+    emulator, make_gateway, tenant, stranger
+) -> None:
+    gateway = make_gateway().for_tenant(str(tenant.id), "starter")
+    ok = Reply({"intent": "payment_help", "confidence": 0.9})
+    emulator.queue(ok, ServerError(500), Malformed())
+    for _ in range(3):
+        _ask(gateway)
+    with tenant_context(tenant.id):
+        row = LlmUsage.objects.get(node="intent_classify")
+    # Failed calls count as calls; only the good answer's usage is known to the client.
+    assert (row.calls, row.failures, row.prompt_tokens, row.completion_tokens) == (3, 2, 1, 1)
+    with tenant_context(stranger.id):
+        assert not LlmUsage.objects.exists()
+
+
+def test_an_unbound_gateway_meters_nothing_and_needs_no_database(emulator, make_gateway) -> None:
+    """Without a tenant there is nobody to bill (this test has no database access)."""
+    emulator.queue(Reply({"intent": "payment_help", "confidence": 0.9}))
+    assert _ask(make_gateway()).source == "llm"
+
+
+def test_turn_deps_bind_the_gateway_and_stay_empty_without_one(make_gateway) -> None:
+    tenant_id = "00000000-0000-0000-0000-000000000002"
+    bound = EngineDeps(make_gateway()).for_turn(tenant_id, "pro").gateway
+    assert bound is not None
+    assert (bound.tenant_id, bound.plan) == (tenant_id, "pro")
+    assert EngineDeps().for_turn(tenant_id) == EngineDeps()

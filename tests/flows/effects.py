@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from payments.models import PaymentRequest
+from payments.inbox import store_event
+from payments.models import PaymentEvent, PaymentMethod, PaymentRequest
+from payments.mpesa.handlers import handle_stk_callback
 from tenants.context import tenant_context
 from tenants.models import ConsentEvent, Customer
 from tests.flows.chat import Chat
+from tests.payments.conftest import mpesa_fixture
 from tulia.commerce.models import Order
 from tulia.commerce.orders import mark_order_paid
 from tulia.conversations.models import Conversation
@@ -49,4 +53,28 @@ def pay_open_order(chat: Chat) -> None:
     mark_order_paid(chat.tenant.id, int(chat.state["order_id"]), payment_reference="SIM123TEST")
 
 
-ACTIONS = {"pay_open_order": pay_open_order}
+def _open_push(chat: Chat) -> PaymentRequest:
+    with tenant_context(chat.tenant.id) as tid:
+        return PaymentRequest.objects.filter(
+            tenant_id=tid, order_id=int(chat.state["order_id"]), method=PaymentMethod.MPESA_STK
+        ).latest("id")
+
+
+def stk_callback(chat: Chat, fixture: str) -> str:
+    """Daraja's callback for the open order's STK push, stored raw and processed the
+    way the Celery task does (payments' own inbox and handler), e.g. 1032 cancelled."""
+    checkout_id = _open_push(chat).provider_reference
+    raw = mpesa_fixture(fixture, checkout_id)
+    kind = PaymentEvent.Kind.STK_CALLBACK
+    event = store_event(chat.tenant.id, kind, raw, reference=checkout_id)
+    result = handle_stk_callback(chat.tenant.id, event.pk)
+    assert result == PaymentEvent.Outcome.APPLIED, f"{fixture}: {result}"
+    return result
+
+
+ACTIONS: dict[str, Callable[[Chat], object]] = {
+    "pay_open_order": pay_open_order,
+    "stk_failed": lambda chat: stk_callback(chat, "stk_callback_insufficient_funds_1.json"),
+    "stk_cancelled": lambda chat: stk_callback(chat, "stk_callback_cancelled_1032.json"),
+    "stk_timeout": lambda chat: stk_callback(chat, "stk_callback_timeout_1037.json"),
+}

@@ -21,6 +21,7 @@ def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[LLMEmulator]:
     with LLMEmulator().running() as emulator:
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
         monkeypatch.setenv("OPENAI_BASE_URL", emulator.base_url)
+        monkeypatch.setenv("TULIA_LLM_MODE", "cascade")  # whatever the shell says
         handler._deps.cache_clear()
         yield emulator
     handler._deps.cache_clear()

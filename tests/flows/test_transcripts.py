@@ -1,4 +1,6 @@
-"""End-to-end conversations written as data (journeys/transcripts/*.yaml).
+"""End-to-end conversations written as data (journeys/transcripts/*.yaml), each line
+through the real webhook (SPEC §10): signed Twilio form → stored InboundMessage →
+pipeline → handle_turn → stored OutboundMessage rows and Conversation.state.
 
 Each file names the shop fixture, then the customer's lines with what each reply must
 (or must not) say and what the state must hold, and finally the side effects in the
@@ -15,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.flows.chat import start_chat
+from tests.flows.chat import start_webhook_chat
 from tests.flows.effects import ACTIONS, observed
 
 TRANSCRIPTS = Path(__file__).resolve().parents[2] / "journeys" / "transcripts"
@@ -50,19 +52,29 @@ def check_effects(found: dict[str, Any], expected: dict[str, Any], where: str) -
         assert found[key] == value, f"{where}: {key} = {found[key]!r}, expected {value!r}"
 
 
+@pytest.fixture(autouse=True)
+def real_turns(settings: Any) -> None:
+    settings.TULIA_TURN_HANDLER = "journeys.handler.handle_turn"
+    # A transcript is one customer typing fast; the per-minute limit has its own tests.
+    settings.TULIA_RATE_CUSTOMER_PER_MINUTE = 1000
+
+
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_transcript(path: Path, request: pytest.FixtureRequest) -> None:
     script = yaml.safe_load(path.read_text(encoding="utf-8"))
     for fixture in script.get("fixtures", []):
         request.getfixturevalue(fixture)
-    chat = start_chat(request.getfixturevalue(script["shop"]), script.get("phone", "0712345678"))
+    shop = request.getfixturevalue(script["shop"])
+    chat = start_webhook_chat(shop, script.get("phone", "0712345678"))
     for n, line in enumerate(script["turns"], start=1):
         where = f"{path.stem} turn {n} ({line.get('say')!r})"
         if "do" in line:
             ACTIONS[line["do"]](chat)
         if "say" not in line:
             continue
-        reply = chat.send(line["say"], line.get("kind", "text"))
+        reply = chat.send(
+            line["say"], line.get("kind", "text"), duplicate=line.get("duplicate", False)
+        )
         check_reply(reply, line.get("expect", {}), where)
         check_state(chat.state, line.get("state", {}), where)
         check_effects(observed(chat), line.get("effects", {}), where)

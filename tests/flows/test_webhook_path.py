@@ -9,6 +9,7 @@ import pytest
 
 from tenants.context import tenant_context
 from tenants.models import Tenant
+from tests.flows.chat import start_webhook_chat
 from tests.gateway.conftest import event, post_signed  # noqa: F401 (pytest fixture)
 from tulia.conversations import pipeline
 from tulia.conversations.models import Conversation, InboundMessage, OutboundMessage
@@ -35,3 +36,14 @@ def test_a_sale_through_the_webhook(shop: Tenant, post_signed: Any, settings: An
     assert conversation.turn_count == 2
     assert conversation.state["sales_step"] == "variant"
     assert conversation.state["turn_count"] == 2
+
+
+def test_a_duplicate_delivery_gets_exactly_one_reply(shop: Tenant, settings: Any) -> None:
+    settings.TULIA_TURN_HANDLER = "journeys.handler.handle_turn"
+    chat = start_webhook_chat(shop)
+    reply = chat.send("I want sneakers", duplicate=True)
+    assert "Air Runner Black" in reply
+    with tenant_context(shop.id):
+        assert InboundMessage.objects.count() == 1
+        assert OutboundMessage.objects.count() == 1
+        assert Conversation.objects.get().turn_count == 1

@@ -108,7 +108,8 @@ def test_category_coupon_only_discounts_that_category(tenant, basket) -> None:
 def test_coupon_limits_and_window(tenant, basket) -> None:
     f.offer(tenant, "ONCE", value="5", usage_limit_per_customer=1)
     f.offer(tenant, "OLD", value="5", ends_at=timezone.now() - timedelta(days=1))
-    first, second = _create(tenant, basket).unwrap(), _create(tenant, basket).unwrap()
+    first = _create(tenant, basket, request_id="req-first").unwrap()
+    second = _create(tenant, basket, request_id="req-second").unwrap()
     buyer = basket["buyer"].pk
     ok = call_tool(
         "order_apply_coupon",

@@ -1,0 +1,44 @@
+"""How the last payment attempt ended, and what the customer can do next (SPEC §6).
+
+The answer is read from the payment record (`payments.queries.latest_payment`), never
+inferred (Property 7): paid comes from the order, and an attempt that ended unpaid
+(failed, cancelled, timed out) is told as such with a way forward that works on the
+next turn: PAY retries the same method, a number picks another one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from journeys.flows.common import FlowTurn, payment_word
+from journeys.flows.phrases import label
+from payments.queries import latest_payment
+
+# Attempts that ended without money: the customer can try again.
+UNPAID_ENDINGS = ("failed", "cancelled", "timeout")
+
+
+def payment_state(turn: FlowTurn, status_out: dict[str, Any]) -> str:
+    """paid / pending / failed / cancelled / timeout / unknown, from the records."""
+    if status_out["paid"]:
+        return "paid"
+    latest = latest_payment(turn.ctx.tenant_id, int(status_out["order"]["order_id"]))
+    if latest is not None and latest.status in (*UNPAID_ENDINGS, "pending"):
+        return str(latest.status)
+    return payment_word(status_out)
+
+
+def unpaid_reply(turn: FlowTurn, reference: str, ending: str, *, ours: bool) -> str:
+    """The outcome and the next step; `ours` (the conversation's open order) arms it."""
+    told = turn.say(f"outcome_{ending}", reference=reference)
+    if not ours:
+        return told
+    turn.set(payment_status=ending, journey_step=f"sales.payment_{ending}")
+    methods = turn.get("payment_methods") or []
+    turn.set(awaiting_answer=True, quoted_amount_kes=None)
+    if len(methods) < 2:
+        turn.set(sales_step="paused")
+        return f"{told}\n{turn.say('retry_same')}"
+    turn.set(sales_step="method")
+    lines = [f"{i}. {label(turn.language, 'method_label', m)}" for i, m in enumerate(methods, 1)]
+    return f"{told}\n{turn.say('retry_or_other', choices=chr(10).join(lines))}"

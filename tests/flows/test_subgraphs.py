@@ -1,0 +1,70 @@
+"""Journeys run as compiled LangGraph subgraphs whose nodes are the journey's steps."""
+
+from __future__ import annotations
+
+import pytest
+from langgraph.graph.state import CompiledStateGraph
+
+from journeys.flows import offers, orders, sales
+from journeys.flows.state import FlowState
+from journeys.graph import JOURNEYS, compiled
+from tenants.models import Tenant
+from tests.flows.chat import start_chat
+
+
+def test_every_journey_is_a_compiled_subgraph_of_the_main_graph() -> None:
+    nodes = compiled().nodes
+    for journey in JOURNEYS:
+        assert isinstance(nodes[journey].bound, CompiledStateGraph), journey
+
+
+def test_the_sales_subgraph_has_one_node_per_step() -> None:
+    inner = compiled().nodes["sales"].bound
+    assert isinstance(inner, CompiledStateGraph)
+    assert {f"sales.{step}" for step in sales.STEPS} <= set(inner.nodes)
+
+
+@pytest.mark.parametrize(
+    ("state", "step"),
+    [
+        ({"inbound_text": "I want sneakers"}, "discover"),
+        (
+            {
+                "inbound_text": "2",
+                "sales_step": "choose",
+                "last_catalog_results": [{"name": "A"}, {"name": "B"}],
+            },
+            "choose",
+        ),
+        ({"inbound_text": "continue", "sales_step": "choose"}, "represent"),
+        ({"inbound_text": "continue", "sales_step": "variant"}, "reprompt"),
+        ({"inbound_text": "yes", "sales_step": "confirm"}, "checkout"),
+        ({"inbound_text": "paid?", "intent": "payment_help", "order_id": "4"}, "payment_help"),
+    ],
+)
+def test_sales_route_picks_the_step(state: dict[str, object], step: str) -> None:
+    assert sales.route(FlowState(**state)) == step  # type: ignore[typeddict-item]
+
+
+def test_orders_and_offers_routes() -> None:
+    assert orders.route(FlowState(inbound_text="where is my order?")) == "ask_reference"
+    assert orders.route(FlowState(inbound_text="order KI-ABC234")) == "status"
+    assert orders.route(FlowState(inbound_text="where is it?", order_id="3")) == "status"
+    assert offers.route(FlowState(inbound_text="any offers?")) == "list"
+    assert offers.route(FlowState(inbound_text="use code SAVE10")) == "no_order"
+    with_order = FlowState(inbound_text="use code SAVE10", order_id="3", payment_status=None)
+    assert offers.route(with_order) == "apply_coupon"
+
+
+@pytest.mark.django_db
+def test_the_path_shows_the_journey_and_the_step_taken(shop: Tenant) -> None:
+    chat = start_chat(shop)
+    chat.send("I want sneakers")
+    path = chat.state["graph_path"]
+    assert path[path.index("sales") + 1] == "sales.discover"
+    chat.send("1")
+    assert "sales.choose" in chat.state["graph_path"]
+    chat.send("where is my order?")
+    path = chat.state["graph_path"]
+    assert path[path.index("orders") + 1].startswith("orders.")
+    assert (path[0], path[-1], path.count("begin")) == ("begin", "finish", 1)
