@@ -17,7 +17,7 @@ from uuid import UUID
 from kb import candidates, query_text
 from kb.embedding import kb_embedder
 from kb.models import MAX_TOP_K, KbSettings
-from tenants.context import tenant_context
+from tenants.accessors import tenant_scope
 
 VECTOR_WEIGHT = 0.6  # of the absolute score; the rest is the question's word coverage
 
@@ -64,7 +64,7 @@ def retrieve(
     groups = query_text.term_groups(query)
     widened = " ".join(word for group in groups for word in group[1:])
     vector = kb_embedder().embed([f"{query} {widened}".strip()])[0]
-    with tenant_context(tenant_id) as tid:
+    with tenant_scope(tenant_id) as tid:  # joined when kb_retrieve's runner opened it
         limits = thresholds_for(tid)
         k = max(1, min(top_k or limits.top_k, MAX_TOP_K))
         found, weights = candidates.fetch(tid, kb_embedder().name, vector, groups, source_type)

@@ -13,12 +13,15 @@ from django.db import DatabaseError
 from pydantic import BaseModel, ValidationError
 from pydantic_core import to_jsonable_python
 
+from tenants.accessors import get_tenant, tenant_scope
 from tenants.context import current_tenant_id, tenant_context
+from tenants.errors import NotFound
 from tenants.models import Tenant
 from tools.contract import Tool, ToolInput, ToolResult
 from tools.errors import describe_validation, error_for
 from tools.models import ToolCall
 from tools.registry import UnknownTool, get_tool
+from tulia.observability import metrics
 
 logger = logging.getLogger("tulia.tools")
 
@@ -41,9 +44,7 @@ def call_tool(name: str, payload: Mapping[str, Any] | ToolInput) -> ToolResult[A
     if refusal is not None:
         _record(tool.name, raw, refusal, started, current_tenant_id())
         return refusal
-    result = _execute(tool, data)
-    _record(tool.name, raw, result, started, data.tenant_id, known=True)
-    return result
+    return _execute(tool, data, raw, started)
 
 
 def _as_json_dict(payload: Mapping[str, Any] | ToolInput) -> dict[str, Any]:
@@ -59,21 +60,35 @@ def _refusal(data: ToolInput) -> ToolResult[Any] | None:
     if active is not None and active != data.tenant_id:
         logger.warning("tool call for tenant %s refused inside %s", data.tenant_id, active)
         return ToolResult.failure("tenant_mismatch", "tenant_id is not the current tenant")
-    if not Tenant.objects.filter(pk=data.tenant_id, status=Tenant.Status.ACTIVE).exists():
+    if not _active(data.tenant_id):
         return ToolResult.failure("not_found", "tenant not found")
     return None
 
 
-def _execute(tool: Tool[Any, Any], data: ToolInput) -> ToolResult[Any]:
+def _active(tenant_id: UUID) -> bool:
+    # Through the accessor's short-lived cache: a turn's tools ask this several times.
+    try:
+        return get_tenant(tenant_id).status == Tenant.Status.ACTIVE
+    except NotFound:
+        return False
+
+
+def _execute(
+    tool: Tool[Any, Any], data: ToolInput, raw: Mapping[str, Any], started: float
+) -> ToolResult[Any]:
     try:
         # The context is a savepoint: a failing tool leaves no partial writes behind.
         with tenant_context(data.tenant_id):
-            output = tool.run(data)
-            output = tool.output_model.model_validate(output)
+            output = tool.output_model.model_validate(tool.run(data))
+            result: ToolResult[Any] = ToolResult.success(output)
+            # A success is recorded in the tool's own transaction: one tenant context
+            # (and commit) per call instead of two.
+            _record(tool.name, raw, result, started, data.tenant_id, known=True, joined=True)
     except Exception as exc:
         error = error_for(tool.name, exc)
-        return ToolResult.failure(error.code, error.message, retryable=error.retryable)
-    return ToolResult.success(output)
+        result = ToolResult.failure(error.code, error.message, retryable=error.retryable)
+        _record(tool.name, raw, result, started, data.tenant_id, known=True)
+    return result
 
 
 def _tenant_for_audit(raw: Mapping[str, Any]) -> UUID | None:
@@ -94,8 +109,12 @@ def _record(
     tenant_id: UUID | None,
     *,
     known: bool = False,
+    joined: bool = False,
 ) -> None:
-    """Write the audit row after the tool's own savepoint, so its failure cannot undo it."""
+    """Write the audit row. A failure is written after the tool's savepoint rolled back,
+    so it cannot be undone with it; `joined` writes inside the caller's open context."""
+    metrics.TOOL_CALLS.labels(tool=tool, outcome=_outcome(result)).inc()
+    metrics.TOOL_SECONDS.labels(tool=tool).observe(time.perf_counter() - started)
     # FKs are checked at commit, so an unknown tenant is screened here, not by the insert.
     if tenant_id is None or not (known or Tenant.objects.filter(pk=tenant_id).exists()):
         logger.info("tool %s call without a known tenant not recorded", tool)
@@ -103,7 +122,7 @@ def _record(
     dumped = result.model_dump(mode="json")
     try:
         # tenant_context is a savepoint: a failed insert leaves the caller's transaction usable.
-        with tenant_context(tenant_id) as tid:
+        with tenant_scope(tenant_id) if joined else tenant_context(tenant_id) as tid:
             ToolCall.objects.create(
                 tenant_id=tid,
                 tool=tool,
@@ -116,6 +135,8 @@ def _record(
                 duration_ms=int((time.perf_counter() - started) * 1000),
             )
     except DatabaseError:
+        if joined:
+            raise  # the tool's transaction is unusable: it rolls back and the failure is recorded
         # A broken connection must not turn into a raise.
         logger.exception("could not record tool call %s", tool)
 

@@ -24,7 +24,7 @@ from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.db.models.expressions import RawSQL
 from pgvector.django import CosineDistance
 
-from tenants.context import tenant_context
+from tenants.accessors import tenant_scope
 from tulia.commerce.lexicon import expand_groups
 from tulia.commerce.models import CatalogItem, Variant
 from tulia.embeddings import get_embedder
@@ -285,7 +285,7 @@ def search_catalog(
     tenant_id: UUID | str, query: str, filters: SearchFilters | None = None
 ) -> SearchResult:
     groups = expand_groups(query)
-    with tenant_context(tenant_id) as tid:
+    with tenant_scope(tenant_id) as tid:  # the catalog_search tool is already inside it
         items = _filtered(tid, filters or SearchFilters())
         if not groups:
             return _browse(items)
