@@ -17,7 +17,7 @@ from itertools import pairwise
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from journeys.flows import clarify, escalation, prefs, router, sales, turn
+from journeys.flows import clarify, escalation, prefs, router, sales, turn, understand
 from journeys.flows.state import FlowState
 from journeys.nodes import governance, responses
 from journeys.subgraphs import GraphContext, NodeFn, compiled_journeys, node
@@ -30,10 +30,10 @@ NODES: dict[str, NodeFn] = {
     "non_text": turn.non_text_reply,
     "consent_check": governance.consent_check,
     "record_consent": prefs.record_consent,
-    "intent_classify": governance.intent_classify,
-    "language_policy": governance.language_policy,
+    "intent_classify": understand.intent_classify,
+    "language_policy": understand.language_policy,
     "keep_language": turn.keep_language,
-    "governor_spam_casual": governance.governor_spam_casual,
+    "governor_spam_casual": understand.governor_spam_casual,
     "detect_escalation": escalation.detect_escalation,
     "governance": responses.governance_response,
     "clarify": clarify.clarify,

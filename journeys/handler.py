@@ -36,6 +36,8 @@ def _deps() -> EngineDeps:
 
 
 def _bot_answers(turn: TurnInput) -> bool:
+    if turn.conversation_status is not None:  # the pipeline read it with the turn's claim
+        return turn.conversation_status == Conversation.Status.AI_ACTIVE
     with tenant_context(turn.tenant_id) as tid:
         status = (
             Conversation.objects.filter(tenant_id=tid, pk=turn.conversation_id)

@@ -58,7 +58,14 @@ def _coerce(tenant_id: UUID | str) -> UUID:
 @contextmanager
 def _local_setting(name: str, value: str) -> Iterator[None]:
     """Set a transaction-local setting inside an atomic block, restoring it after."""
+    outermost = not connection.in_atomic_block and connection.get_autocommit()
     with transaction.atomic(), connection.cursor() as cursor:
+        if outermost:
+            # The setting ends with this very transaction: nothing to read back or restore
+            # (a round trip saved on every top-level context, several per turn).
+            cursor.execute("SELECT set_config(%s, %s, true)", [name, value])
+            yield
+            return
         cursor.execute(
             "SELECT current_setting(%s, true), set_config(%s, %s, true)", [name, name, value]
         )

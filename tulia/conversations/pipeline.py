@@ -190,6 +190,7 @@ def _turn_input(batch: Batch) -> TurnInput:
         inbound_message_ids=batch.message_ids,
         state=batch.state,
         turn_number=batch.turn_number,
+        conversation_status=batch.conversation_status,
     )
 
 

@@ -44,6 +44,8 @@ class TurnInput(BaseModel):
     inbound_message_ids: list[int] = Field(min_length=1)
     state: dict[str, Any] = Field(default_factory=dict)
     turn_number: int = 0
+    # As the pipeline read it when it claimed the turn; None: the handler looks it up.
+    conversation_status: str | None = None
 
 
 class TurnOutput(BaseModel):

@@ -1,0 +1,43 @@
+"""The classifier nodes as the graph runs them: the LLM is not asked where its answer
+cannot change the turn.
+
+A reply to the question the sale is waiting on ("2", "mpesa", "sawa", "ya kwanza") goes
+to the sales journey whatever its intent (router.after_governance), and a one- or
+two-word reply keeps the conversation's language when the detection is unsure
+(turn.keep_language). Asking a model about those only adds latency and cost, so those
+turns run the deterministic classifiers alone (bench/turns.py: most cascade calls were
+of this kind).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from journeys.context import RunContext
+from journeys.flows import parse
+from journeys.flows.sales import answers_step
+from journeys.flows.state import FlowState
+from journeys.nodes import governance
+from journeys.nodes.deps import EngineDeps
+
+SHORT_REPLY_WORDS = 2
+
+
+def _offline(deps: EngineDeps) -> EngineDeps:
+    return replace(deps, gateway=None)
+
+
+def intent_classify(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    chosen = _offline(deps) if answers_step(state) else deps
+    return governance.intent_classify(state, ctx, chosen)  # type: ignore[return-value]
+
+
+def language_policy(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    short = len(parse.words(state.get("inbound_text", ""))) <= SHORT_REPLY_WORDS
+    chosen = _offline(deps) if short and state.get("last_language") else deps
+    return governance.language_policy(state, ctx, chosen)  # type: ignore[return-value]
+
+
+def governor_spam_casual(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    chosen = _offline(deps) if answers_step(state) else deps
+    return governance.governor_spam_casual(state, ctx, chosen)  # type: ignore[return-value]
