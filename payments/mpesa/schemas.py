@@ -10,26 +10,15 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
+
+from payments.payload import ProviderPayload
 
 MSISDN_RE = re.compile(r"^254[17]\d{8}$")
 
 
-class _Payload(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
-
-    @field_validator("*", mode="after")
-    @classmethod
-    def _no_nul(cls, value: Any) -> Any:
-        # PostgreSQL text cannot hold NUL: a payload carrying one is unparseable (kept
-        # raw and flagged for review), not a database error answered with a 500.
-        if isinstance(value, str) and "\x00" in value:
-            raise ValueError("NUL character in a text field")
-        return value
-
-
 # --- OAuth and synchronous API answers ------------------------------------------------
-class TokenResponse(_Payload):
+class TokenResponse(ProviderPayload):
     access_token: str = Field(min_length=1)
     # The doc shows a number; some deployments send a string. int() accepts both.
     expires_in: int
@@ -40,13 +29,13 @@ class TokenResponse(_Payload):
         return int(value)
 
 
-class ApiError(_Payload):
+class ApiError(ProviderPayload):
     request_id: str = Field("", alias="requestId")
     error_code: str = Field(alias="errorCode")
     error_message: str = Field("", alias="errorMessage")
 
 
-class StkPushAccepted(_Payload):
+class StkPushAccepted(ProviderPayload):
     merchant_request_id: str = Field(alias="MerchantRequestID")
     checkout_request_id: str = Field(alias="CheckoutRequestID", min_length=1)
     response_code: str = Field(alias="ResponseCode")
@@ -54,7 +43,7 @@ class StkPushAccepted(_Payload):
     customer_message: str = Field("", alias="CustomerMessage")
 
 
-class StkQueryResponse(_Payload):
+class StkQueryResponse(ProviderPayload):
     response_code: str = Field(alias="ResponseCode")
     merchant_request_id: str = Field("", alias="MerchantRequestID")
     checkout_request_id: str = Field(alias="CheckoutRequestID")
@@ -68,7 +57,7 @@ class StkQueryResponse(_Payload):
         return str(value)
 
 
-class C2BRegisterResponse(_Payload):
+class C2BRegisterResponse(ProviderPayload):
     # Upstream spells it "Coversation".
     originator_conversation_id: str = Field("", alias="OriginatorCoversationID")
     response_code: str = Field(alias="ResponseCode")
@@ -76,17 +65,17 @@ class C2BRegisterResponse(_Payload):
 
 
 # --- STK callback ---------------------------------------------------------------------
-class MetadataItem(_Payload):
+class MetadataItem(ProviderPayload):
     name: str = Field(alias="Name")
     # `Balance` sometimes arrives with no Value at all.
     value: Any = Field(None, alias="Value")
 
 
-class CallbackMetadata(_Payload):
+class CallbackMetadata(ProviderPayload):
     items: list[MetadataItem] = Field(default_factory=list, alias="Item")
 
 
-class StkCallback(_Payload):
+class StkCallback(ProviderPayload):
     merchant_request_id: str = Field(alias="MerchantRequestID")
     checkout_request_id: str = Field(alias="CheckoutRequestID", min_length=1, max_length=80)
     result_code: int = Field(alias="ResultCode")
@@ -112,11 +101,11 @@ class StkCallback(_Payload):
         return "" if value is None else str(value)
 
 
-class _StkBody(_Payload):
+class _StkBody(ProviderPayload):
     stk_callback: StkCallback = Field(alias="stkCallback")
 
 
-class StkCallbackEnvelope(_Payload):
+class StkCallbackEnvelope(ProviderPayload):
     body: _StkBody = Field(alias="Body")
 
     @property
@@ -125,7 +114,7 @@ class StkCallbackEnvelope(_Payload):
 
 
 # --- C2B validation / confirmation ----------------------------------------------------
-class C2BTransaction(_Payload):
+class C2BTransaction(ProviderPayload):
     transaction_type: str = Field("", alias="TransactionType")
     trans_id: str = Field(alias="TransID", min_length=1, max_length=40)
     trans_time: str = Field("", alias="TransTime")

@@ -9,23 +9,12 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
+
+from payments.payload import ProviderPayload
 
 
-class _Payload(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
-
-    @field_validator("*", mode="after")
-    @classmethod
-    def _no_nul(cls, value: Any) -> Any:
-        # PostgreSQL text cannot hold NUL: a payload carrying one is unparseable (kept
-        # raw and flagged for review), not a database error answered with a 500.
-        if isinstance(value, str) and "\x00" in value:
-            raise ValueError("NUL character in a text field")
-        return value
-
-
-class ApiErrorBody(_Payload):
+class ApiErrorBody(ProviderPayload):
     # The docs say error_type, some responses say type.
     error_type: str = Field("", validation_alias="error_type")
     code: str = ""
@@ -39,7 +28,7 @@ class ApiErrorBody(_Payload):
         return data
 
 
-class _Response(_Payload):
+class _Response(ProviderPayload):
     status: str = ""
     error: ApiErrorBody | None = None
 
@@ -88,7 +77,7 @@ class TransactionStatus(_Response):
         return None if value in (None, "") else int(value)
 
 
-class IpnNotification(_Payload):
+class IpnNotification(ProviderPayload):
     """The IPN carries ids only; status always comes from GetTransactionStatus."""
 
     order_tracking_id: str = Field(min_length=1, max_length=80)

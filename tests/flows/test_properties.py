@@ -11,7 +11,7 @@ from decimal import Decimal
 from uuid import UUID
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from journeys.flows import parse
@@ -21,15 +21,11 @@ from payments.models import PaymentRequest
 from tenants.context import tenant_context
 from tenants.models import Tenant
 from tests.flows.chat import Chat, start_chat
+from tests.flows.profile import PROPERTY
 from tools import registry
 from tulia.commerce.models import CatalogItem, Offer, Order, OrderLine, Variant
 
 pytestmark = pytest.mark.django_db
-PROPERTY = settings(
-    max_examples=100,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
 _phones = itertools.count(1)
 
 SALES_LINES = [

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from journeys.nlu.consent import _BARE_REFUSALS
@@ -24,13 +24,9 @@ from tenants.models import ConsentEvent, Customer, Tenant
 from tenants.services import record_consent
 from tests.commerce import factories
 from tests.flows.chat import Chat, start_chat
+from tests.flows.profile import PROPERTY
 
 pytestmark = pytest.mark.django_db
-PROPERTY = settings(
-    max_examples=100,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
 _phones = itertools.count(1)
 TEMPLATES = Path(__file__).resolve().parents[2] / "journeys" / "templates" / "data"
 

@@ -13,7 +13,7 @@ import re
 
 import pytest
 from django.db import transaction
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from journeys.handler import handle_turn
@@ -23,14 +23,10 @@ from tenants.models import Customer, Tenant
 from tenants.services import update_tenant
 from tests.commerce import factories
 from tests.flows.chat import Chat, start_chat
+from tests.flows.profile import PROPERTY
 from tulia.commerce.models import CatalogItem
 
 pytestmark = pytest.mark.django_db
-PROPERTY = settings(
-    max_examples=100,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
 _phones = itertools.count(1)
 MAX_OPTIONS = 6
 CASUAL_LIMITS = {0: 0, 1: 1, 2: 2, 3: 4}  # SPEC §5.2, by chattiness level

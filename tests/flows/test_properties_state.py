@@ -15,7 +15,7 @@ import types
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from journeys.handler import handle_turn
@@ -24,15 +24,11 @@ from payments.models import PaymentRequest
 from tenants.context import tenant_context
 from tenants.models import Customer, Tenant
 from tests.flows.chat import Chat, start_chat
+from tests.flows.profile import PROPERTY
 from tulia.commerce.models import Order
 from tulia.handoff.models import HandoffTicket
 
 pytestmark = pytest.mark.django_db
-PROPERTY = settings(
-    max_examples=100,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
 FIELDS = get_type_hints(ConversationState)
 _phones = itertools.count(1)
 
