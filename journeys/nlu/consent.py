@@ -96,6 +96,11 @@ def detect_consent_command(
     found = _whole_message_command(words, extra_keywords)
     if found is not None:
         return found
+    # "tena" is a filler for opt-outs ("sitaki tena" = "sitaki"), but in "anza tena"
+    # (start again) it is half of the command, so opt-ins are checked with it kept.
+    kept = tuple(word for word in all_words if word not in _FILLERS or word == "tena")
+    if kept in _OPT_IN_BIGRAMS:
+        return ConsentCommand("opt_in", "keyword")
     if _PHRASES.search(" ".join(all_words)):
         return ConsentCommand("opt_out", "phrase")
     return None

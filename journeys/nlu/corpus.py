@@ -15,6 +15,12 @@ DATA_DIR = Path(__file__).parent / "data"
 TRAIN_FILE = DATA_DIR / "intents_train.txt"
 HELDOUT_FILE = DATA_DIR / "intents_heldout.txt"
 GOVERNOR_HELDOUT_FILE = DATA_DIR / "governor_heldout.txt"
+# Second held-out pair, written before the 2026-11 tuning round (more shops, typos).
+DEV2_FILE = DATA_DIR / "intents_dev2.txt"
+GOVERNOR_DEV2_FILE = DATA_DIR / "governor_dev2.txt"
+# Third pair, written from the nlu_eval labelling guide's conventions (bench/nlu_eval/README.md).
+DEV3_FILE = DATA_DIR / "intents_dev3.txt"
+GOVERNOR_DEV3_FILE = DATA_DIR / "governor_dev3.txt"
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,3 +55,19 @@ def heldout_examples() -> tuple[Example, ...]:
 def governor_examples() -> tuple[Example, ...]:
     """Governor evaluation set; the `intent` field holds the governor class."""
     return load_examples(GOVERNOR_HELDOUT_FILE)
+
+
+def dev2_examples() -> tuple[Example, ...]:
+    return load_examples(DEV2_FILE)
+
+
+def governor_dev2_examples() -> tuple[Example, ...]:
+    return load_examples(GOVERNOR_DEV2_FILE)
+
+
+def dev3_examples() -> tuple[Example, ...]:
+    return load_examples(DEV3_FILE)
+
+
+def governor_dev3_examples() -> tuple[Example, ...]:
+    return load_examples(GOVERNOR_DEV3_FILE)

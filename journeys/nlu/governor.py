@@ -23,13 +23,19 @@ from typing import Literal
 
 from journeys.nlu.corpus import DATA_DIR
 from journeys.nlu.intent import IntentResult
+from journeys.nlu.spam import SPAM_SCORE, spam_score
 from journeys.nlu.text import fold, tokens
 from journeys.state import ConversationState, GovernorClass
 
 LEXICON_FILE = DATA_DIR / "governor_lexicon.json"
 CASUAL_LIMITS = {0: 0, 1: 1, 2: 2, 3: 4}
 SPAM_LIMIT = 2
+# The cascade asks the LLM below this (journeys/nodes/governance.py has its own copy;
+# this one lets Django-free tools such as bench/nlu_accuracy.py read it).
+GOVERNOR_THRESHOLD = 0.70
 CASUAL_MIN_CONFIDENCE = 0.5
+# Swearing masked with symbols ("f***", "sh*t", "f#@k") is still swearing.
+_MASKED = re.compile(r"\b[a-z]{1,3}[*#@$]{2,}[a-z]*|\b[a-z]{1,3}\*[a-z]{1,2}\b", re.IGNORECASE)
 _URL = re.compile(r"https?://|www\.|\b[a-z0-9-]+\.(?:com|ke|net|org|ly|me|io)/", re.IGNORECASE)
 
 Action = Literal["proceed", "casual_reply", "redirect", "spam_reply", "disengage", "stop"]
@@ -68,21 +74,40 @@ class GovernorDecision:
 
 
 @cache
-def _lexicon() -> dict[str, frozenset[str]]:
+def lexicon() -> dict[str, frozenset[str]]:
     raw = json.loads(LEXICON_FILE.read_text(encoding="utf-8"))
     return {key: frozenset(values) for key, values in raw.items() if not key.startswith("_")}
 
 
+@cache
+def _phrase_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Each phrase list as one alternation, so a message is scanned once per list."""
+    lex = lexicon()
+    abuse = "|".join(re.escape(p) for p in sorted(lex["abuse_phrases"]))
+    spam = "|".join(re.escape(p) for p in sorted(lex["spam_phrases"]))
+    # "you won't" is not "you won": a spam phrase must not run into an apostrophe.
+    return re.compile(rf"\b(?:{abuse})\b"), re.compile(rf"\b(?:{spam})(?!')")
+
+
 def _is_abusive(text: str) -> bool:
-    lex, folded = _lexicon(), " ".join(tokens(text))
-    return bool(set(folded.split()) & lex["abuse_words"]) or any(
-        re.search(rf"\b{re.escape(p)}\b", folded) for p in lex["abuse_phrases"]
+    words = tokens(text)
+    return (
+        bool(_MASKED.search(text))
+        or bool(set(words) & lexicon()["abuse_words"])
+        or bool(_phrase_patterns()[0].search(" ".join(words)))
     )
 
 
-def _is_spam(text: str) -> bool:
-    folded = fold(text)
-    if any(re.search(rf"\b{re.escape(p)}(?!')", folded) for p in _lexicon()["spam_phrases"]):
+def _is_spam(text: str, intent: IntentResult) -> bool:
+    if _phrase_patterns()[1].search(fold(text)):
+        return True
+    # Two scam cues in a message that is clearly a shop request ("do you deliver daily,
+    # is it free?") are a customer; three, or two in small talk, are a scam.
+    score = spam_score(text)
+    confident_business = intent.intent not in ("spam_casual", "unknown") and (
+        intent.confidence >= CASUAL_MIN_CONFIDENCE + 0.2
+    )
+    if score >= SPAM_SCORE + int(confident_business):
         return True
     # A link from a stranger with nothing else to say is the commonest bulk spam. Searched
     # in the raw text: folding shortens letter runs, which would turn "www." into "ww.".
@@ -92,7 +117,7 @@ def _is_spam(text: str) -> bool:
 def classify_governor(text: str, intent: IntentResult) -> GovernorResult:
     if _is_abusive(text):
         return GovernorResult("abuse", 0.95, "abuse_lexicon")
-    if _is_spam(text):
+    if _is_spam(text, intent):
         return GovernorResult("spam", 0.9, "spam_pattern")
     if intent.intent == "spam_casual" and intent.confidence >= CASUAL_MIN_CONFIDENCE:
         return GovernorResult("casual", intent.confidence, "intent_spam_casual")

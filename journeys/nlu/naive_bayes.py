@@ -18,9 +18,10 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from journeys.nlu.text import char_ngrams, tokens
+from journeys.nlu.text import char_ngrams, sw_stem, tokens
 
 CHAR_WEIGHT = 0.25  # char n-grams are many and correlated; words should lead
+STEM_WEIGHT = 0.5  # a Swahili root is good evidence, but tense and negation are lost
 
 
 Features = defaultdict[str, float]
@@ -33,6 +34,9 @@ def featurize(text: str) -> Features:
         feats[f"w:{word}"] += 1.0
         if i:
             feats[f"b:{words[i - 1]}_{word}"] += 1.0
+        stem = sw_stem(word)
+        if stem is not None:
+            feats[f"s:{stem}"] += STEM_WEIGHT
         for gram in char_ngrams(word):
             feats[f"c:{gram}"] += CHAR_WEIGHT
     return feats
@@ -41,11 +45,14 @@ def featurize(text: str) -> Features:
 @dataclass
 class NaiveBayes:
     sharpness: float = 4.0
-    alpha: float = 0.1
+    alpha: float = 0.05  # 5-fold CV on the corpus: 0.05 beat 0.1 and 0.3
     counts: dict[str, Features] = field(default_factory=dict)
     totals: dict[str, float] = field(default_factory=dict)
     priors: dict[str, float] = field(default_factory=dict)
     vocabulary: set[str] = field(default_factory=set)
+    # Smoothed log-probabilities, computed once at fit time so scoring only adds.
+    log_probs: dict[str, dict[str, float]] = field(default_factory=dict)
+    unseen_log_prob: dict[str, float] = field(default_factory=dict)
 
     def fit(self, texts: Sequence[str], labels: Sequence[str]) -> NaiveBayes:
         label_counts = Counter(labels)
@@ -58,22 +65,25 @@ class NaiveBayes:
         for label, counter in self.counts.items():
             self.totals[label] = sum(counter.values())
             self.priors[label] = math.log(label_counts[label] / len(labels))
+            denom = self.totals[label] + self.alpha * len(self.vocabulary)
+            self.unseen_log_prob[label] = math.log(self.alpha / denom)
+            self.log_probs[label] = {
+                f: math.log((n + self.alpha) / denom) for f, n in counter.items()
+            }
         return self
 
-    def _log_likelihood(self, label: str, feats: Features) -> float:
-        denom = self.totals[label] + self.alpha * len(self.vocabulary)
-        counter = self.counts[label]
-        known = (f for f in feats.items() if f[0] in self.vocabulary)
-        return sum(n * math.log((counter.get(f, 0.0) + self.alpha) / denom) for f, n in known)
+    def _log_likelihood(self, label: str, feats: list[tuple[str, float]]) -> float:
+        log_probs, unseen = self.log_probs[label], self.unseen_log_prob[label]
+        return sum(n * log_probs.get(f, unseen) for f, n in feats)
 
     def scores(self, text: str) -> dict[str, float]:
         """Calibrated class probabilities (sum to 1); uniform when nothing is known."""
-        feats = featurize(text)
-        weight = sum(n for f, n in feats.items() if f in self.vocabulary)
+        known = [(f, n) for f, n in featurize(text).items() if f in self.vocabulary]
+        weight = sum(n for _, n in known)
         if not weight:
             return {label: 1 / len(self.counts) for label in self.counts}
         per_feature = {
-            label: (self._log_likelihood(label, feats) + self.priors[label]) / weight
+            label: (self._log_likelihood(label, known) + self.priors[label]) / weight
             for label in self.counts
         }
         return _softmax(per_feature, self.sharpness * math.sqrt(weight))

@@ -12,6 +12,16 @@ import unicodedata
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _STRETCH = re.compile(r"(.)\1{2,}")
+# "M-Pesa" is one brand; split it would read as the Swahili word "pesa" (money).
+_MPESA = re.compile(r"\bm[\s-]?pesa\b")
+# Swahili verbs stack prefixes (negation, subject, tense, object) on a root and change
+# the final vowel: ku-nunu-a, ni-ta-nunu-a, ha-ija-fik-a, m-ta-ni-punguz-i-a. Peeling them
+# lets "mnasafirisha" share evidence with "usafirishaji", and "nilipe" with "kulipa".
+_SW_VERB = re.compile(
+    r"^(?:ha|hu|si)?(?:ni|tu|wa|mu|m|u|a|i|zi|li|ki|vi|ya)?"
+    r"(?:ija|na|li|ta|me|ki|ja|nge|ka)?(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji)?"
+    r"(?P<root>[a-z]{3,}?)(?:ishwa|eshwa|iwa|ewa|wa|ia|ea|ie|ee|a|e|i|o)$"
+)
 
 
 def fold(text: str) -> str:
@@ -24,10 +34,18 @@ def fold(text: str) -> str:
 
 def tokens(text: str) -> list[str]:
     """Word tokens of the folded text (digits kept: sizes and prices matter)."""
-    return _TOKEN.findall(fold(text))
+    return _TOKEN.findall(_MPESA.sub("mpesa", fold(text)))
 
 
 def char_ngrams(word: str, sizes: tuple[int, ...] = (3, 4)) -> list[str]:
     """Character n-grams of a word padded with boundary marks, for unseen spellings."""
     padded = f"<{word}>"
     return [padded[i : i + n] for n in sizes for i in range(len(padded) - n + 1)]
+
+
+def sw_stem(word: str) -> str | None:
+    """The root of a Swahili-shaped verb ("kununua" -> "nunu"), or None for other words."""
+    if len(word) < 5:
+        return None
+    match = _SW_VERB.match(word)
+    return match.group("root") if match and match.group("root") != word else None

@@ -36,6 +36,13 @@ def test_ordinary_sentences_are_not_consent_commands(text: str) -> None:
     assert detect_consent_command(text) is None
 
 
+@pytest.mark.parametrize("text", ["anza tena", "Anza tena tafadhali", "opt in"])
+def test_start_again_phrases_opt_back_in(text: str) -> None:
+    command = detect_consent_command(text)
+    assert command is not None
+    assert command.kind == "opt_in"
+
+
 def test_start_opts_back_in() -> None:
     command = detect_consent_command("START")
     assert command is not None

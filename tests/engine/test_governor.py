@@ -60,6 +60,19 @@ def test_business_turns_do_not_reset_the_casual_allowance() -> None:
         ("http://bit.ly/free-money", "spam"),
         ("you won't believe how fast delivery was", "business"),
         ("nataka chakula ya mbwa", "business"),
+        ("mbwa wewe", "abuse"),
+        ("f*** you", "abuse"),
+        ("dumb bot", "abuse"),
+        ("join our investment group and earn 20% weekly", "spam"),
+        ("make 5000 ksh daily working from home, dm me", "spam"),
+        ("pata pesa haraka bila dhamana", "spam"),
+        ("tuma 1000 upate 10000 leo", "spam"),
+        ("send 500 and get ksh 5,000 today", "spam"),
+        ("nimetuma 1000 kwa till yenu", "business"),
+        ("is delivery free?", "business"),
+        ("do you deliver daily and is it free", "business"),  # two cues, clearly a request
+        ("hello, do you have size 8 heels", "business"),
+        ("oya msee", "casual"),
     ],
 )
 def test_classifies_business_casual_spam_and_abuse(text: str, classification: str) -> None:
@@ -85,3 +98,28 @@ def test_no_sequence_of_messages_exceeds_the_limits(sequence, level) -> None:
     assert sum(a == "spam_reply" for _, a in actions) <= 2
     assert all(a == "stop" for c, a in actions if c == "abuse")
     assert all(a == "proceed" for c, a in actions if c == "business")
+
+
+@pytest.mark.parametrize(
+    ("text", "classification", "intent"),
+    [
+        # nlu_eval guide: an insult outranks the request, which keeps its business intent.
+        ("where is my parcel you clowns", "abuse", "order_status"),
+        ("mjinga wewe, nitumie paybill", "abuse", "payment_help"),
+        # The reversal scam is spam; a customer who paid twice is business.
+        ("hello I sent you 2000 by mistake kindly send it back", "spam", "spam_casual"),
+        ("nimekutumia pesa kimakosa tafadhali nirudishie", "spam", "spam_casual"),
+        ("I paid twice by mistake for my order", "business", "payment_help"),
+        # Small talk and questions about the bot are casual; frustration stays business.
+        ("wewe ni roboti ama mtu", "casual", "spam_casual"),
+        ("it's been a week, where is my order!", "business", "order_status"),
+    ],
+)
+def test_guide_conventions_for_governor_and_intent(
+    text: str, classification: str, intent: str
+) -> None:
+    result = classify_intent(text)
+    assert (classify_governor(text, result).classification, result.intent) == (
+        classification,
+        intent,
+    )

@@ -31,6 +31,51 @@ def test_everyday_messages_get_their_intent_with_routing_confidence(text: str, i
     assert (result.intent, intent_band(result.confidence)) == (intent, "route")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I want to shop",
+        "nataka kununua",
+        "nataka ku-shop",
+        "niko na shopping",
+        "I'd like to buy something",
+        "i wanna go shopping",
+    ],
+)
+def test_wanting_to_shop_is_a_sales_intent_not_a_human_request(text: str) -> None:
+    result = classify_intent(text)
+    assert (result.intent, intent_band(result.confidence)) == ("sales_discovery", "route")
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("where is your shop", "support_question"),  # the place, not the activity
+        ("I want to talk to someone at the shop", "human_request"),
+    ],
+)
+def test_shop_as_a_place_keeps_its_own_intent(text: str, intent: str) -> None:
+    assert classify_intent(text).intent == intent
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("good morning, do you have panadol", "sales_discovery"),
+        ("hello, bei ya hii phone ni ngapi", "product_question"),
+        ("niaje msee, order yangu iko wapi", "order_status"),
+    ],
+)
+def test_a_greeting_does_not_outvote_the_request_after_it(text: str, intent: str) -> None:
+    assert classify_intent(text).intent == intent
+
+
+@pytest.mark.parametrize("text", ["thx", "hiii", "how r u", "mambo vipi msee", "asante sana buda"])
+def test_short_pleasantries_are_confident_small_talk(text: str) -> None:
+    result = classify_intent(text)
+    assert (result.intent, intent_band(result.confidence)) == ("spam_casual", "route")
+
+
 @pytest.mark.parametrize("text", ["qwerty zxcv", "", "🙂🙂", "1234 5678"])
 def test_messages_with_no_known_word_are_unknown_below_half(text: str) -> None:
     result = classify_intent(text)
@@ -94,3 +139,22 @@ def test_route_follows_consent_then_governor_then_intent_band(fields: dict, expe
 
 def test_handoff_route_belongs_to_the_support_journey() -> None:
     assert journey_of("handoff") == "support"
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        # nlu_eval guide: context-less fragments are unknown, chat with no request is
+        # spam_casual, payment status and return requests go to orders, haggling to offers.
+        ("the cheapest one", "unknown"),
+        ("zile za kwanza", "unknown"),
+        ("option 2 please", "unknown"),
+        ("who will win the league this year", "spam_casual"),
+        ("has my mpesa payment gone through", "order_status"),
+        ("I want to return the phone I bought last week", "order_status"),
+        ("can you do 2000 for both", "discounts_offers"),
+        ("hi, do you sell school shoes", "sales_discovery"),  # greeting plus request
+    ],
+)
+def test_guide_conventions(text: str, intent: str) -> None:
+    assert classify_intent(text).intent == intent

@@ -19,6 +19,15 @@ ALL = ["en", "sw", "sheng"]
         ("sasa msee, niko na doh ya 2k", "sheng"),
         ("nataka kubuy raba", "sheng"),
         ("nataka kununua shoes size 40 please", "mixed"),
+        ("do you deliver to Eldoret", "en"),  # place names speak for no language
+        ("mnapeleka mizigo mpaka Kitengela", "sw"),
+        ("delivery ya Kisumu ni siku ngapi", "sw"),  # mixed needs two words of each
+        ("do you have viatu za watoto size 28", "mixed"),
+        ("nili-pay jana lakini sijapata risiti", "sheng"),  # English stem, Swahili affixes
+        ("msee mko na mashoes za kids", "sheng"),  # ma- plural on an English noun
+        ("do u sell baby formula", "en"),  # unknown consonant-final words are English
+        ("rider hajanicall bado", "sheng"),  # ha-ja-ni- prefixes on an English verb
+        ("oya, iyo lotion ni ngapi", "sheng"),
     ],
 )
 def test_detects_the_language_of_everyday_messages(text: str, language: str) -> None:

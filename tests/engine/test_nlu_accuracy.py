@@ -24,10 +24,10 @@ def test_corpus_has_forty_examples_per_intent_in_every_language() -> None:
     assert {ex.language for ex in training_examples()} == set(LANGS)
 
 
-def test_intent_accuracy_on_heldout_is_at_least_085() -> None:
+def test_intent_accuracy_on_heldout_is_at_least_092() -> None:
     examples = heldout_examples()
     correct = sum(classify_intent(ex.text).intent == ex.intent for ex in examples)
-    assert correct / len(examples) >= 0.85
+    assert correct / len(examples) >= 0.92
 
 
 def test_every_intent_recalled_at_least_half_the_time() -> None:
@@ -42,10 +42,10 @@ def test_every_intent_recalled_at_least_half_the_time() -> None:
     } == {}
 
 
-def test_language_accuracy_on_heldout_is_at_least_088() -> None:
+def test_language_accuracy_on_heldout_is_at_least_093() -> None:
     examples = heldout_examples()
     correct = sum(detect_language(ex.text).language == ex.language for ex in examples)
-    assert correct / len(examples) >= 0.88
+    assert correct / len(examples) >= 0.93
 
 
 def test_most_correct_answers_are_confident_enough_to_route() -> None:
