@@ -79,7 +79,7 @@ def select_item(turn: FlowTurn, item_id: int) -> FlowState:
     if not item["in_stock"]:
         return turn.reply(turn.say("out_of_stock", item=item["name"]))
     pending = _pending(item, (turn.get("last_catalog_filters") or {}).get("size"))
-    turn.set(pending_item=pending, selected_item_ids=[item_id])
+    turn.set(pending_item=pending, selected_item_ids=[str(item_id)])  # ids as text (state schema)
     if pending["choices"] and pending["variant_id"] is None:
         return _ask_variant(turn, pending)
     return _ask_quantity(turn, pending)
