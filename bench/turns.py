@@ -1,7 +1,7 @@
 """Conversation benchmark: scripted WhatsApp conversations through the turn handler.
 
     TULIA_DATA_DIR=var/turns-bench .venv/bin/python bench/turns.py \
-        [--conversations 280] [--workers 2] [--seed 11] [--mode both|deterministic|cascade]
+        [--conversations 320] [--workers 2] [--seed 11] [--mode both|deterministic|cascade]
 
 Seeds the demo shops (Kicks Nairobi: 221 products and knowledge-base documents; Mama
 Mboga, Swahili first), points their M-Pesa accounts at a local Daraja emulator, and
@@ -740,7 +740,7 @@ def restore_environment(saved: dict[str, str | None]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--conversations", type=int, default=280)
+    parser.add_argument("--conversations", type=int, default=320)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--mode", choices=["both", "deterministic", "cascade"], default="both")
