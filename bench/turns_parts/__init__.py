@@ -1,0 +1,1 @@
+"""Pieces of bench/turns.py: scripts, shops, the emulated model, the driver, the report."""
