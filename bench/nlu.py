@@ -28,6 +28,7 @@ from journeys.nlu.consent import detect_consent_command
 from journeys.nlu.governor import classify_governor
 from journeys.nlu.intent import classify_intent
 from journeys.nlu.language import detect_language
+from journeys.nlu.scoring import prf
 from journeys.sanitize import sanitize_inbound
 from journeys.state import GOVERNOR_CLASSES, INTENTS, LANGS
 
@@ -72,21 +73,11 @@ def graph_pass(raw: str) -> Predicted:
     return Predicted(intent.intent, language, governor, consent_shortcut=False)
 
 
-def _prf(pairs: Sequence[tuple[str, str]], label: str) -> tuple[float, float, float, int]:
-    tp = sum(gold == label and pred == label for gold, pred in pairs)
-    predicted = sum(pred == label for _, pred in pairs)
-    support = sum(gold == label for gold, _ in pairs)
-    precision = tp / predicted if predicted else 0.0
-    recall = tp / support if support else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return precision, recall, f1, support
-
-
 def _print_per_class(pairs: Sequence[tuple[str, str]], labels: Sequence[str]) -> float:
     print(f"  {'class':22} {'prec':>6} {'recall':>6} {'f1':>6} {'n':>4}")
     f1s = []
     for label in labels:
-        p, r, f, n = _prf(pairs, label)
+        p, r, f, n = prf(pairs, label)
         f1s.append(f)
         print(f"  {label:22} {p:6.2f} {r:6.2f} {f:6.2f} {n:4d}")
     return statistics.mean(f1s)

@@ -15,7 +15,7 @@ import statistics
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -35,21 +35,12 @@ from journeys.nlu.crossval import cross_validate
 from journeys.nlu.governor import GOVERNOR_THRESHOLD, classify_governor
 from journeys.nlu.intent import build_model, classify_intent
 from journeys.nlu.language import SWITCH_THRESHOLD, build_lexicon, detect_language
+from journeys.nlu.scoring import prf
 from journeys.nodes.routing import INTENT_ROUTE_THRESHOLD, intent_band
 from journeys.sanitize import sanitize_inbound
 from journeys.state import GOVERNOR_CLASSES, INTENTS, LANGS
 
 REPEATS = 20
-
-
-def _prf(pairs: Sequence[tuple[str, str]], label: str) -> tuple[float, float, float, int]:
-    tp = sum(gold == label and pred == label for gold, pred in pairs)
-    predicted = sum(pred == label for _, pred in pairs)
-    support = sum(gold == label for gold, _ in pairs)
-    precision = tp / predicted if predicted else 0.0
-    recall = tp / support if support else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return precision, recall, f1, support
 
 
 def report_intents(examples: tuple[Example, ...], name: str) -> dict[str, float]:
@@ -58,10 +49,10 @@ def report_intents(examples: tuple[Example, ...], name: str) -> dict[str, float]
     print(f"\nIntent ({name} n={len(examples)}, trained on {len(training_examples())})")
     print(f"{'intent':22} {'prec':>6} {'recall':>6} {'f1':>6} {'n':>4}")
     for label in INTENTS:
-        p, r, f, n = _prf(pairs, label)
+        p, r, f, n = prf(pairs, label)
         print(f"{label:22} {p:6.2f} {r:6.2f} {f:6.2f} {n:4d}")
     accuracy = sum(g == p for g, p in pairs) / len(pairs)
-    macro_f1 = statistics.mean(_prf(pairs, label)[2] for label in INTENTS)
+    macro_f1 = statistics.mean(prf(pairs, label)[2] for label in INTENTS)
     print(f"accuracy {accuracy:.3f}   macro-F1 {macro_f1:.3f}")
     bands: Counter[tuple[bool, str]] = Counter(
         (g == p, intent_band(r.confidence)) for (g, p), (_, r) in zip(pairs, results, strict=True)
@@ -77,7 +68,7 @@ def report_languages(examples: tuple[Example, ...], name: str) -> dict[str, floa
     accuracy = sum(g == p for g, p in pairs) / len(pairs)
     print(f"\nLanguage accuracy ({name}) {accuracy:.3f}")
     for label in LANGS:
-        p, r, f, n = _prf(pairs, label)
+        p, r, f, n = prf(pairs, label)
         print(f"  {label:6} prec {p:.2f} recall {r:.2f} f1 {f:.2f} n {n}")
     return {f"{name}_language_accuracy": round(accuracy, 3)}
 
@@ -90,7 +81,7 @@ def report_governor(examples: tuple[Example, ...], name: str) -> dict[str, float
     accuracy = sum(g == p for g, p in pairs) / len(pairs)
     print(f"\nGovernor accuracy ({name}) {accuracy:.3f} (n={len(examples)})")
     for label in GOVERNOR_CLASSES:
-        p, r, f, n = _prf(pairs, label)
+        p, r, f, n = prf(pairs, label)
         print(f"  {label:8} prec {p:.2f} recall {r:.2f} f1 {f:.2f} n {n}")
     return {f"{name}_governor_accuracy": round(accuracy, 3)}
 

@@ -13,23 +13,20 @@ from dataclasses import dataclass, field
 
 import psutil
 
+from soak_parts.processes import family
 from tulia import embedded
 
 REDIS_DOWN_SECONDS = 10.0
 
 
 def kill_tree(pid: int) -> None:
-    try:
-        root = psutil.Process(pid)
-        family = [root, *root.children(recursive=True)]
-    except psutil.Error:
-        return
-    for process in family:
+    processes = family(pid)
+    for process in processes:
         try:
             process.send_signal(signal.SIGKILL)
         except psutil.Error:
             continue
-    psutil.wait_procs(family, timeout=10)
+    psutil.wait_procs(processes, timeout=10)
 
 
 def restart_redis(profile: str) -> None:

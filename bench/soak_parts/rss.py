@@ -7,17 +7,14 @@ from collections.abc import Callable
 
 import psutil
 
+from soak_parts.processes import family
+
 SAMPLE_SECONDS = 2.0
 
 
 def tree_rss(pid: int) -> int:
-    try:
-        root = psutil.Process(pid)
-        family = [root, *root.children(recursive=True)]
-    except psutil.Error:
-        return 0
     total = 0
-    for process in family:
+    for process in family(pid):
         try:
             total += process.memory_info().rss
         except psutil.Error:
