@@ -82,8 +82,7 @@ def detect_escalation(state: FlowState, ctx: RunContext, deps: EngineDeps) -> Fl
     frustrated = parse.has(state.get("inbound_text", ""), lexicon.FRUSTRATION)
     streak = state.get("frustrated_turns", 0) + 1 if frustrated else 0
     base = route(state)
-    unclear = base in ("clarify", "unknown") and not answers_step(state)
-    loops = state.get("clarify_loops", 0) + 1 if unclear else 0
+    loops, asked = _clarifications(state, base)
     found = _explicit(state, policy)
     if found is None and _accepts_offer(state):
         found = ("missing_info", "customer accepted a person after an unanswered question")
@@ -91,11 +90,27 @@ def detect_escalation(state: FlowState, ctx: RunContext, deps: EngineDeps) -> Fl
         found = ("frustration", f"frustrated for {streak} turns without a resolution")
     if found is None and loops >= policy.max_clarification_loops:
         found = ("missing_info", f"{loops} clarification loops without understanding")
-    update = FlowState(frustrated_turns=streak, clarify_loops=loops)
+    update = FlowState(frustrated_turns=streak, clarify_loops=asked)
     if found is not None:
         update["escalation_category"], update["escalation_reason"] = found
         update["journey"] = _ticket_journey(state, found[0], base)
     return update
+
+
+def _clarifications(state: FlowState, base: str) -> tuple[int, int]:
+    """(clarification loops this message completes, clarifying questions asked in a row).
+
+    A loop is a clarifying question (the clarify band's question or the unknown
+    handler's help line) answered by another message the bot cannot place, so the first
+    such message only makes the bot ask. "ok", "sawa", "asante" after an answer are not
+    confusion: they neither ask nor complete a loop, and leave the count as it was.
+    """
+    asked = state.get("clarify_loops", 0)
+    if base not in ("clarify", "unknown") or answers_step(state):
+        return 0, 0
+    if parse.acknowledges(state.get("inbound_text", "")):
+        return 0, asked
+    return asked, asked + 1
 
 
 def _ticket_journey(state: FlowState, category: str, base: str) -> Journey:

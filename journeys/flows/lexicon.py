@@ -62,6 +62,16 @@ FRUSTRATION = ("useless", "terrible", "ridiculous", "frustrated", "frustrating",
                "not helpful", "you are not helping", "waste of time", "mbaya sana",
                "umenichosha", "nimechoka", "hauna msaada", "hii ni upuuzi", "sina time",
                "umeniboo", "unaniboo", "hii ni noma", "annoying", "worst")  # fmt: skip
+# A reply that only acknowledges the last answer ("ok", "sawa sawa", "poa msee", "noted,
+# asante sana"). Single words, matched as a set: any mix of them is still a nod.
+_ACKNOWLEDGE_WORDS = (
+    "ok okay okey k kk okk sawa sawia poa fiti freshi safi shwari bomba haya basi ehe "
+    "noted cool alright alrighty fine great good nice perfect sure understood gotcha got it "
+    "nimeelewa nimeskia nimesikia naskia nimekuskia tumeelewana "
+    "thanks thank you u asante asanteni sana shukran so much very then tu "
+    "msee buda bro boss sir madam mama dada kaka"
+)
+ACKNOWLEDGE = frozenset(_ACKNOWLEDGE_WORDS.split())
 LANGUAGES = {"sw": ("swahili", "kiswahili"), "en": ("english", "kiingereza", "kizungu"),
              "sheng": ("sheng",)}  # fmt: skip
 NOTIFICATIONS = ("notification", "notifications", "arifa", "alerts", "updates")

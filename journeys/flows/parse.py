@@ -12,9 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from journeys.flows import lexicon
+from journeys.nlu.small_talk import is_small_talk
+from journeys.nlu.text import tokens as nlu_tokens
 from tulia.handoff.text import find_phrase, fold
 
 MAX_QUANTITY = 99
+MAX_NOD_WORDS = 6  # "ok thanks so much msee": longer messages usually ask something
 _NUMBER = re.compile(r"\b(\d{1,3})\b")
 _REFERENCE = re.compile(r"\b([A-Za-z]{2,3}-[A-Za-z0-9]{4,8})\b")
 _MONEY = r"(\d[\d,]*(?:\.\d+)?)\s*(k)?"
@@ -50,6 +53,19 @@ def is_yes(text: str) -> bool:
 
 def is_no(text: str) -> bool:
     return short_answer(text, lexicon.NO)
+
+
+def acknowledges(text: str) -> bool:
+    """ "ok", "sawa", "poa", "asante", "thanks bro": a nod or a pleasantry, asking nothing.
+
+    The classifier has no intent for these, so they land in "unknown" although nothing
+    was misunderstood. The small-talk vocabulary covers greetings and thanks; the plain
+    nods ("ok", "sawa", "noted") are ours.
+    """
+    said = nlu_tokens(text)
+    if is_small_talk(said):
+        return True
+    return 0 < len(said) <= MAX_NOD_WORDS and set(said) <= lexicon.ACKNOWLEDGE
 
 
 def number_choice(text: str, count: int) -> int | None:

@@ -28,6 +28,8 @@ class FlowState(ConversationState, total=False):
     support_misses: int
     tool_error_streak: int
     clarify_loops: int
+    """Clarifying questions asked in a row, each after a message the bot could not place;
+    one more such message completes that many clarification loops (SPEC §5.5)."""
     frustrated_turns: int
     turn_facts: list[Any]
     """Every tool output of this turn: the reply guard checks amounts against them."""

@@ -23,6 +23,20 @@ def test_a_long_message_containing_yes_is_not_a_confirmation() -> None:
 
 
 @pytest.mark.parametrize(
+    "text", ["ok", "Okay!", "sawa", "sawa sawa", "poa msee", "asante sana", "noted, thanks"]
+)
+def test_a_nod_or_a_thanks_acknowledges(text: str) -> None:
+    assert parse.acknowledges(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["ok nataka viatu", "sawa, where is my order?", "no", "qwzx plmk", "", "hmm"]
+)
+def test_a_request_or_gibberish_is_no_acknowledgement(text: str) -> None:
+    assert not parse.acknowledges(text)
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [("2", 2), ("number 3", 3), ("ya pili", 2), ("the first one", 1), ("7", None), ("0", None)],
 )

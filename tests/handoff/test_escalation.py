@@ -107,6 +107,14 @@ def test_swahili_customer_is_told_in_swahili(tenant) -> None:
     assert "foleni" in escalate(tenant.id, conversation.pk, ASK).message
 
 
+def test_the_requests_language_wins_over_the_stored_one(tenant) -> None:
+    make_agent(tenant, "alice")
+    conversation = make_conversation(tenant, state={"response_language": "en"})
+    asked_in_sheng = HandoffRequest("person", Category.HUMAN_REQUEST, language="sheng")
+    message = escalate(tenant.id, conversation.pk, asked_in_sheng).message
+    assert "Uko namba 1 kwa queue" in message
+
+
 def test_ticket_carries_the_context_an_agent_needs(tenant) -> None:
     state = {
         "journey": "sales",

@@ -1,7 +1,8 @@
 """handoff_create_ticket tells the customer in the language of the turn being answered.
 
 The conversation's stored state holds the previous turn's language (English here);
-a customer who just switched to Kiswahili or Sheng must not get the English text.
+a customer who just switched to Kiswahili or Sheng must not get the English text, and a
+Sheng customer gets Sheng, not Kiswahili.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ pytestmark = pytest.mark.django_db
 
 ENGLISH_NOBODY = "Nobody from our team"
 SWAHILI_NOBODY = "Hakuna mtu wa timu yetu"
+SHENG_NOBODY = "Hakuna mtu wa team yetu"
 
 
 def _ask(tenant, conversation, **extra: object):
@@ -43,10 +45,12 @@ def test_without_a_language_the_stored_one_is_used(tenant, english_state) -> Non
     assert ENGLISH_NOBODY in _ask(tenant, english_state).message
 
 
-@pytest.mark.parametrize("language", ["sw", "sheng"])
-def test_the_turns_language_wins_over_the_stored_one(tenant, english_state, language) -> None:
+@pytest.mark.parametrize(("language", "nobody"), [("sw", SWAHILI_NOBODY), ("sheng", SHENG_NOBODY)])
+def test_the_turns_language_wins_over_the_stored_one(
+    tenant, english_state, language, nobody
+) -> None:
     message = _ask(tenant, english_state, language=language).message
-    assert SWAHILI_NOBODY in message
+    assert nobody in message
     assert ENGLISH_NOBODY not in message
 
 

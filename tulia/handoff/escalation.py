@@ -47,6 +47,8 @@ class HandoffRequest:
     step: str | None = None
     summary: str | None = None
     request_id: str = ""
+    language: str | None = None
+    """The language of the turn being answered; the stored state still has last turn's."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -72,20 +74,21 @@ def escalate(
     moment = now or timezone.now()
     with tenant_context(tenant.id) as tid:
         conversation = _locked(tid, conversation_id)
+        language = request.language or _language(tenant, conversation)
         existing = _open_ticket(tid, conversation_id)
         if existing is not None:
             _raise_priority(existing, _priority_of(request))
-            return _result_for_existing(tenant, existing, conversation, moment)
+            return _result_for_existing(tenant, existing, conversation, moment, language)
         snap = desk_state.snapshot(tenant, conversation_id, conversation.customer_id, moment)
         assignment = decide(snap)
         if not assignment.staffed and not tenant.handoff_settings.open_ticket_after_hours:
             return _result(
-                tenant, conversation, None, created=False, assignment=assignment, moment=moment
+                tenant, None, created=False, assignment=assignment, moment=moment, language=language
             )
         ticket = _create(tid, conversation, request, assignment, moment)
         _route(tid, conversation, ticket, assignment, moment)
         return _result(
-            tenant, conversation, ticket, created=True, assignment=assignment, moment=moment
+            tenant, ticket, created=True, assignment=assignment, moment=moment, language=language
         )
 
 
@@ -175,7 +178,11 @@ def _route(
 
 
 def _result_for_existing(
-    tenant: Tenant, ticket: HandoffTicket, conversation: Conversation, moment: datetime
+    tenant: Tenant,
+    ticket: HandoffTicket,
+    conversation: Conversation,
+    moment: datetime,
+    language: str,
 ) -> HandoffResult:
     if ticket.status == TicketStatus.ASSIGNED:
         assignment = Assignment(Outcome.RECONNECTED, agent_id=ticket.assigned_to_id)
@@ -193,18 +200,18 @@ def _result_for_existing(
     else:
         assignment = Assignment(Outcome(ticket.outcome))
     return _result(
-        tenant, conversation, ticket, created=False, assignment=assignment, moment=moment
+        tenant, ticket, created=False, assignment=assignment, moment=moment, language=language
     )
 
 
 def _result(
     tenant: Tenant,
-    conversation: Conversation,
     ticket: HandoffTicket | None,
     *,
     created: bool,
     assignment: Assignment,
     moment: datetime,
+    language: str,
 ) -> HandoffResult:
     settings = tenant.handoff_settings
     agent_name = ""
@@ -213,7 +220,7 @@ def _result(
         agent_name = (agent.get_short_name() or agent.get_username()) if agent else ""
     message = customer_message(
         assignment,
-        language=_language(tenant, conversation),
+        language=language,
         ticket_opened=ticket is not None,
         agent_name=agent_name,
         next_opening=hours.next_opening(settings.business_hours, tenant.timezone, moment),

@@ -35,6 +35,19 @@ _TEXT: dict[str, dict[str, str]] = {
         "not_logged": " Tafadhali andika tena baadaye; naweza kuendelea kukusaidia.",
         "opens": " (tunafungua {when})",
     },
+    # Nairobi Sheng as customers write it: Swahili grammar, English nouns (team, queue).
+    "sheng": {
+        Outcome.RECONNECTED: "Nakurudisha kwa {agent}, yule alikusaidia last time.",
+        Outcome.QUEUED: (
+            "Nimepeleka hii kwa team yetu. Uko namba {position} kwa queue; "
+            "utangoja kama dakika {minutes}."
+        ),
+        Outcome.AFTER_HOURS: "Team yetu iko off saa hii{opening}.",
+        Outcome.NO_AGENTS: "Hakuna mtu wa team yetu yuko online saa hii.",
+        "logged": " Nimeandika request yako, mtu atakujibu akipata nafasi.",
+        "not_logged": " Tafadhali tuandikie baadaye; bado naeza kukusaidia saa hii.",
+        "opens": " (tunafungua {when})",
+    },
 }
 
 
