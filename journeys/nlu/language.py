@@ -2,10 +2,10 @@
 
 Detection votes word by word: a word in the Sheng list, or a Swahili verb prefix on an
 English root ("ku-buy", "mna-deliver", "ni-call"), marks Sheng; English and Swahili
-words come from hand lists plus the words of the training corpus. An unfamiliar word
-votes by its shape: a new inflection of a known Swahili verb is Swahili, a word ending
-in a consonant is English, other vowel-final words lean weakly Swahili. Place and brand
-names vote for nothing. Conventions follow the nlu_eval labelling guide
+words come from hand lists plus the words of the training corpus. A new inflection of
+a known Swahili verb is Swahili; any other unfamiliar word is judged by lingua's
+English and Swahili character models, and votes weakly when they are unsure. Place and
+brand names vote for nothing. Conventions follow the nlu_eval labelling guide
 (bench/nlu_eval/README.md): one Sheng marker (a listed slang word, a "ma-" plural on an
 English noun, or a Swahili-affixed English verb such as "nili-pay") makes the message
 Sheng; it is mixed only with at least two words of English and two of Swahili
@@ -19,7 +19,9 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
+
+from lingua import Language, LanguageDetector, LanguageDetectorBuilder
 
 from journeys.nlu.corpus import DATA_DIR, Example, training_examples
 from journeys.nlu.fragments import is_fragment
@@ -32,23 +34,33 @@ SWITCH_THRESHOLD = 0.75  # SPEC §5.2
 # English noun in a Swahili sentence ("delivery ya Kisumu ni siku ngapi") stays Swahili.
 # A word of unfamiliar shape votes 0.35, so one listed word and two guessed ones suffice.
 MIXED_MIN_WORDS = 1.7
-CONSONANT_FINAL_WEIGHT = 1.0
+# lingua's share for a word no list knows: at least this sure, the word counts in full
+# (and can alone make an English sentence mixed); 0.8 would still take "sofa", "combo"
+# and "toyota" for Swahili.
+SURE_WORD_SHARE = 0.95
+LIKELY_WORD_SHARE = 0.75
+LIKELY_WORD_WEIGHT = 0.6
+UNSURE_WORD_WEIGHT = 0.35
 # A Swahili verb's prefix chain: negation, subject, tense, object ("ha-ja-ni-", "m-ta-",
 # "ni-li-", "ku-"). A chain on an English root is a Sheng hybrid ("hajanicall").
 _SW_PREFIX_CHAIN = re.compile(
     r"(?:ha|hu|si)?(?:ni|tu|wa|mu|m|u|a|i|zi|li|ki|vi|ya)?"
-    r"(?:ja|na|li|ta|me|ki|nge|ka|ku)?(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji)?"
+    r"(?:ja|na|li|ta|me|ki|nge|ka|ku)?(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji|i|u|vi)?"
 )
 # Subject (or ku-) and tense before an unknown consonant-final root: "ime-fail", "ku-chat".
 _SW_TENSED_ENGLISH = re.compile(
     r"^(?:(?:ha|hu|si)?(?:ni|tu|wa|mu|m|u|a|i|zi|li|ki|vi|ya)(?:ja|na|li|ta|me|nge)"
     r"(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji)?|ku)(?P<root>[a-z]{3,}[bcdfghjklmnprstvwxz])$"
 )
+# Prefix chain, a consonant-final root and a Swahili verb ending: "ina-adjust-ika".
+_SW_DERIVED_VERB = re.compile(
+    r"^(?:ha|hu|si)?(?:ni|tu|wa|mu|m|u|a|i|zi|li|ki|vi|ya)(?:ja|na|li|ta|me|nge|ka)?"
+    r"(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji)?(?P<root>[a-z]{2,}[bcdfghjklmnprstvwxz])"
+    r"(?:ika|ishwa|iwa|iana|ia|ie|wa|ea|ee)$"
+)
 # "nili-pay", "ku-order": a hyphen between a Swahili prefix chain and an English stem.
 _HYPHENATED = re.compile(r"\b([a-z]{1,6})-([a-z]{3,})\b")
 _SW_SHAPE = re.compile(r"^[^aeiou]*(?:[aeiou]+[bcdfghjklmnprstvwyz']{1,3})*[aeiou]+$")
-# Spellings Swahili orthography does not use: a word with these is English-shaped.
-_EN_SPELLING = re.compile(r"dg|ck|ph|ght|x|q|c(?!h)|oo|ea|ou")  # not "ee": "imeenda"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +70,9 @@ class Lexicon:
     sheng: frozenset[str]
     neutral: frozenset[str] = frozenset()  # names: places, brands, networks
     sw_roots: frozenset[str] = frozenset()  # verb roots of the Swahili words ("lip", "nunu")
+    # English slang that is a Sheng marker inside Swahili ("parcel iko wapi bro") but
+    # plain English in an English sentence ("thanks bro").
+    slang: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,14 +96,43 @@ def build_lexicon(examples: Iterable[Example]) -> Lexicon:
     hand_en, hand_sw, sheng = set(raw["en"]), set(raw["sw"]), frozenset(raw["sheng"])
     # Corpus words extend the hand lists but never override them: an English loanword in
     # a Swahili example ("confirmation") must not become Swahili.
-    en_only = seen["en"] - seen["sw"] - hand_sw
-    sw_only = seen["sw"] - seen["en"] - hand_en
+    # Some corpus lines are labelled by their frame, so a Swahili word can sit in an
+    # English-labelled line ("my order haijafika"); lingua keeps such words out.
+    en_only = {w for w in seen["en"] - seen["sw"] - hand_sw if not _surely(w, "sw")}
+    sw_only = {w for w in seen["sw"] - seen["en"] - hand_en if not _english_loan(w)}
     en = frozenset(hand_en | en_only) - sheng
     sw = frozenset(hand_sw | sw_only) - sheng
     neutral = frozenset(raw["neutral"])
     sw = sw - neutral
     roots = frozenset(root for root in map(sw_stem, sw) if root is not None)
-    return Lexicon(en=en - neutral, sw=sw, sheng=sheng, neutral=neutral, sw_roots=roots)
+    slang = frozenset(raw["sheng_with_swahili"])
+    return Lexicon(
+        en=en - neutral - slang,
+        sw=sw,
+        sheng=sheng,
+        neutral=neutral,
+        sw_roots=roots,
+        slang=slang,
+    )
+
+
+def _english_loan(word: str) -> bool:
+    """An English word in a Swahili line ("spare parts"), not a Swahili spelling ("betri").
+
+    Swahili spellings end in a vowel, so a consonant-final word needs only to lean
+    English; a vowel-final one has to be nearly certain.
+    """
+    if not word.isalpha() or len(word) <= 2:
+        return False
+    sw_share = swahili_share(word)
+    return sw_share < 0.1 or (sw_share < 0.5 and not _SW_SHAPE.match(word))
+
+
+def _surely(word: str, lang: str) -> bool:
+    if not word.isalpha() or len(word) <= 2:
+        return False
+    sw_share = swahili_share(word)
+    return (sw_share if lang == "sw" else 1.0 - sw_share) >= SURE_WORD_SHARE
 
 
 def _is_hybrid(word: str, lex: Lexicon) -> bool:
@@ -100,34 +144,102 @@ def _is_hybrid(word: str, lex: Lexicon) -> bool:
     """
     if word in lex.sw or word in lex.en:
         return False
-    if word.startswith("ma") and len(word) >= 5 and word[2:] in lex.en:
+    if word.startswith("ma") and len(word) >= 5 and _english_root(word[2:], lex):
         return True
-    # A one-letter prefix is too weak a sign: "i-phones", "a-mount".
+    # A one-letter prefix is too weak a sign: "i-phones", "a-mount". An English word
+    # splits into "prefix" and English rest too ("wa-rdrobe"... "un-iforms"), so a root
+    # only lingua knows counts when the whole word is not surely English itself.
+    whole_en = _surely(word, "en")
     for cut in range(2, len(word) - 2):
         root = word[cut:]
-        if (root in lex.en or root in lex.sheng) and _SW_PREFIX_CHAIN.fullmatch(word[:cut]):
+        # Short Sheng words make poor roots: "mw-ako" is the Swahili "your".
+        known = (
+            root in lex.en
+            or (len(root) >= 4 and root in lex.sheng)
+            or (len(root) >= 5 and root not in lex.sw and _surely(root, "en") and not whole_en)
+        )
+        if known and _SW_PREFIX_CHAIN.fullmatch(word[:cut]):
             return True
     match = _SW_TENSED_ENGLISH.match(word)
-    return match is not None and match.group("root") not in lex.sw
+    if match is not None and match.group("root") not in lex.sw:
+        return True
+    return _english_verb_with_swahili_ending(word, lex)
+
+
+def _english_verb_with_swahili_ending(word: str, lex: Lexicon) -> bool:
+    """An English verb conjugated as a Swahili one: "inaadjustika", "niaddie", "tumeorderiwa".
+
+    "nisaidie" has the same shape with the Swahili root "said(i)", which the corpus
+    knows, so a root Swahili words already use is never taken for English.
+    """
+    match = _SW_DERIVED_VERB.match(word)
+    if match is None or sw_stem(word) in lex.sw_roots:
+        return False
+    root = match.group("root")
+    return root not in lex.sw and _english_root(root, lex)
+
+
+def _english_root(root: str, lex: Lexicon) -> bool:
+    """A listed English word, or a longer consonant-final one lingua is sure is English."""
+    if root in lex.en:
+        return True
+    return len(root) >= 4 and root[-1] not in "aeiou" and _surely(root, "en")
 
 
 def word_votes(word: str, lex: Lexicon) -> tuple[str, float]:
     """Which language one word speaks for, and how strongly."""
-    if not word.isalpha() or word in lex.neutral:
+    if not word.replace("'", "").isalpha() or word in lex.neutral:
         return "none", 0.0
     if word in lex.sheng or _is_hybrid(word, lex):
         return "sheng", 1.0
-    in_en, in_sw = word in lex.en, word in lex.sw
-    if in_en != in_sw:
-        return ("en" if in_en else "sw"), 1.0
-    if in_en:
+    listed = [lang for lang, words in _LISTS if word in getattr(lex, words)]
+    if listed:
+        # A word in both lists ("size") is a loan that speaks for neither.
+        return (listed[0], 1.0) if len(listed) == 1 else ("none", 0.0)
+    # A new inflection of a known verb ("mtanilipia" of "lipa") is surely Swahili.
+    if sw_stem(word) in lex.sw_roots and _SW_SHAPE.match(word):
+        return "sw", 1.0
+    return unfamiliar_word_vote(word)
+
+
+_LISTS = (("slang", "slang"), ("en", "en"), ("sw", "sw"))
+
+
+@lru_cache(maxsize=8192)
+def unfamiliar_word_vote(word: str) -> tuple[str, float]:
+    """A word no list knows, judged by lingua's English and Swahili character models.
+
+    Those models were trained on large corpora of both languages, so they know that
+    "ujumbe" and "wowote" are Swahili and "warranty" English without our lists growing
+    forever. Words of two letters or fewer carry too little to judge.
+    """
+    if len(word) <= 2:
         return "none", 0.0
-    if _SW_SHAPE.match(word) and not _EN_SPELLING.search(word):
-        # A new inflection of a known verb ("mtanilipia" of "lipa") is surely Swahili.
-        return "sw", 1.0 if sw_stem(word) in lex.sw_roots else 0.35
-    # Swahili words end in a vowel; an unfamiliar word of three letters or more that
-    # ends in a consonant ("budget", "charger") is English as surely as a listed one.
-    return "en", CONSONANT_FINAL_WEIGHT if len(word) >= 3 and word[-1] not in "aeiou" else 0.35
+    if not _SW_SHAPE.match(word):
+        # Swahili spelling ends every word in a vowel and never stacks four consonants,
+        # so "push", "charger" and "thx" are English as surely as a listed word.
+        return "en", 1.0
+    sw_share = swahili_share(word)
+    lang, share = ("sw", sw_share) if sw_share >= 0.5 else ("en", 1.0 - sw_share)
+    if share >= SURE_WORD_SHARE:
+        return lang, 1.0
+    return lang, LIKELY_WORD_WEIGHT if share >= LIKELY_WORD_SHARE else UNSURE_WORD_WEIGHT
+
+
+def swahili_share(word: str) -> float:
+    """lingua's confidence (0-1) that a word is Swahili rather than English."""
+    sw_share = _english_swahili_models().compute_language_confidence(word, Language.SWAHILI)
+    if not _SW_SHAPE.match(word):
+        # Swahili spelling ends every word in a vowel and never stacks four consonants:
+        # "thx", "zxcv" and "sms" cannot be Swahili, whatever their letters suggest.
+        return min(sw_share, 0.49)
+    return sw_share
+
+
+@cache
+def _english_swahili_models() -> LanguageDetector:
+    # Only the two models we ask about are loaded (about 70 MB per process).
+    return LanguageDetectorBuilder.from_languages(Language.ENGLISH, Language.SWAHILI).build()
 
 
 def _tally(words: list[str], lex: Lexicon) -> tuple[defaultdict[str, float], Counter[str]]:
@@ -157,18 +269,38 @@ def _join_hyphenated(text: str) -> str:
     )
 
 
+def _code_switched(weights: dict[str, float], strong: Counter[str]) -> bool:
+    """Both languages present as phrases, not as a borrowed word.
+
+    English nouns are borrowed into Swahili all the time ("delivery ya Kisumu ni siku
+    ngapi" is Swahili), so a Swahili frame needs two English words. The reverse borrowing
+    is rare: a Swahili word inside an English sentence ("Where is your shop? Niko Thika
+    Road") is the customer switching, and one surely Swahili word makes it mixed.
+    """
+    if not (strong["en"] and strong["sw"]):
+        return False
+    if weights["en"] > weights["sw"]:
+        return weights["en"] >= MIXED_MIN_WORDS and strong["sw"] >= 1
+    return min(weights["en"], weights["sw"]) >= MIXED_MIN_WORDS
+
+
 def detect_with(lex: Lexicon, text: str) -> LanguageResult:
     words = tokens(_join_hyphenated(text))
     weights, strong = _tally(words, lex)
     if not weights:
         return LanguageResult(language="mixed", confidence=0.0)
+    if strong["slang"]:
+        # Slang makes a Swahili message Sheng; without Swahili it is just English.
+        target = "sheng" if weights["sw"] or strong["sheng"] else "en"
+        weights[target] += weights.pop("slang")
+        strong[target] += strong.pop("slang")
     if strong["sheng"]:
         others = strong["en"] + strong["sw"]
         confidence = 0.76 + 0.08 * (strong["sheng"] - 1) + 0.02 * min(others, 4)
         return LanguageResult(language="sheng", confidence=round(min(confidence, 0.97), 3))
     base = weights["en"] + weights["sw"]
     en_share, sw_share = weights["en"] / base, weights["sw"] / base
-    if min(weights["en"], weights["sw"]) >= MIXED_MIN_WORDS and strong["en"] and strong["sw"]:
+    if _code_switched(weights, strong):
         confidence = 0.6 + 0.1 * min(strong["en"] + strong["sw"], 4)
         return LanguageResult(language="mixed", confidence=round(min(confidence, 0.95), 3))
     # A tie ("hi habari", "payment yangu imeenda") is a Swahili frame with an English loan.

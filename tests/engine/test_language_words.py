@@ -1,0 +1,70 @@
+"""How single words vote in language detection: lingua for unlisted words, slang that is
+Sheng only inside Swahili, Swahili-conjugated English verbs, and the corpus gate."""
+
+from __future__ import annotations
+
+import pytest
+
+from journeys.nlu.corpus import Example
+from journeys.nlu.language import (
+    Lexicon,
+    build_lexicon,
+    detect_language,
+    detect_with,
+    unfamiliar_word_vote,
+)
+
+EMPTY = Lexicon(en=frozenset(), sw=frozenset(), sheng=frozenset())
+
+
+@pytest.mark.parametrize(
+    ("word", "language"),
+    [
+        ("wowote", "sw"),
+        ("ujumbe", "sw"),
+        ("asubuhi", "sw"),
+        ("warranty", "en"),
+        ("screen", "en"),
+        ("thx", "en"),  # no vowel at the end: Swahili spelling cannot produce it
+    ],
+)
+def test_a_word_no_list_knows_is_judged_by_lingua(word: str, language: str) -> None:
+    voted, weight = unfamiliar_word_vote(word)
+    assert (voted, weight > 0) == (language, True)
+
+
+def test_a_message_of_unlisted_words_still_gets_its_language() -> None:
+    assert detect_with(EMPTY, "nimepokea ujumbe wenu asubuhi").language == "sw"
+    assert detect_with(EMPTY, "please confirm the delivery schedule").language == "en"
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("thanks bro", "en"),  # English slang in English is English
+        ("parcel iko wapi bro", "sheng"),  # ... and a Sheng marker in a Swahili frame
+        ("ni story tu, hakuna offer", "sheng"),
+        ("Where exactly is your shop? Niko Thika Road", "mixed"),  # a Swahili clause
+        ("delivery ya Kisumu ni siku ngapi", "sw"),  # one English loan stays Swahili
+        ("hiyo cot ya baby inaadjustika ama ni fixed?", "sheng"),  # adjust + -ika
+        ("nisaidie tafadhali, sijapata risiti", "sw"),  # saidi-a is a Swahili root
+        ("any school uniforms for class 4", "en"),  # "u-niforms" is no hybrid
+        ("I sent you 4000 mistakenly", "en"),
+        ("warranty ya ma-electronics zenu ni ya muda gani", "sheng"),
+        ("reply to me in Swahili from now on", "en"),  # a language's name is no switch
+    ],
+)
+def test_slang_loans_and_hybrids(text: str, language: str) -> None:
+    assert detect_language(text).language == language
+
+
+def test_a_swahili_word_in_an_english_labelled_line_is_not_learnt_as_english() -> None:
+    lex = build_lexicon([Example("order_status", "en", "my order haijafika zumbukuku")])
+    assert "haijafika" not in lex.en
+    assert "order" in lex.en
+
+
+def test_an_english_word_in_a_swahili_labelled_line_is_not_learnt_as_swahili() -> None:
+    lex = build_lexicon([Example("sales_discovery", "sw", "mna spare parts za simu")])
+    assert "parts" not in lex.sw
+    assert "spare" not in lex.sw
