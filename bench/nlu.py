@@ -1,6 +1,6 @@
 """Intent, language and governor accuracy on the independent evaluation set.
 
-Run: .venv/bin/python bench/nlu.py
+Run: .venv/bin/python bench/nlu.py [labelled.tsv]
 The set (bench/nlu_eval/messages.tsv, labelling guide alongside) was written apart from
 the training corpus and is never trained on, so these figures estimate how the
 deterministic classifiers do on messages nobody tuned them for. Each message goes
@@ -12,65 +12,27 @@ commonest confusions, accuracy by language and latency. No Django, no network.
 
 from __future__ import annotations
 
-import csv
 import json
 import statistics
 import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from journeys.nlu.consent import detect_consent_command
 from journeys.nlu.governor import classify_governor
 from journeys.nlu.intent import classify_intent
+from journeys.nlu.labelled import graph_pass, load_set
 from journeys.nlu.language import detect_language
 from journeys.nlu.scoring import prf
-from journeys.sanitize import sanitize_inbound
 from journeys.state import GOVERNOR_CLASSES, INTENTS, LANGS
 
 EVAL_SET = Path(__file__).resolve().parent / "nlu_eval" / "messages.tsv"
 TARGETS = {"intent": 0.90, "language": 0.95, "governor": 0.90}
 REPEATS = 5
 TOP_CONFUSIONS = 10
-
-
-@dataclass(frozen=True, slots=True)
-class Labelled:
-    text: str
-    intent: str
-    language: str
-    governor: str
-
-
-@dataclass(frozen=True, slots=True)
-class Predicted:
-    intent: str
-    language: str
-    governor: str
-    consent_shortcut: bool
-
-
-def load_set(path: Path = EVAL_SET) -> tuple[Labelled, ...]:
-    with path.open(encoding="utf-8", newline="") as handle:
-        # QUOTE_NONE: customers type quotes, and the file never quotes a field.
-        reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-        return tuple(Labelled(r["text"], r["intent"], r["language"], r["governor"]) for r in reader)
-
-
-def graph_pass(raw: str) -> Predicted:
-    """What the graph's consent, intent, language and governor nodes would decide."""
-    text = sanitize_inbound(raw).text
-    language = detect_language(text).language
-    if detect_consent_command(text) is not None:
-        # consent_check answers before the classifiers run; the governor never sees it.
-        return Predicted("preferences_consent", language, "business", consent_shortcut=True)
-    intent = classify_intent(text)
-    governor = classify_governor(text, intent).classification
-    return Predicted(intent.intent, language, governor, consent_shortcut=False)
 
 
 def _print_per_class(pairs: Sequence[tuple[str, str]], labels: Sequence[str]) -> float:
@@ -135,7 +97,9 @@ def report_latency(texts: list[str]) -> dict[str, float]:
 
 
 def main() -> None:
-    examples = load_set()
+    # Another labelled file of the same layout (the dev set journeys/nlu/data/dev4.tsv)
+    # may be named on the command line; the targets are judged on the evaluation set.
+    examples = load_set(Path(sys.argv[1]) if len(sys.argv) > 1 else EVAL_SET)
     graph_pass(examples[0].text)  # build models and lexicons outside the timings
     predicted = [graph_pass(ex.text) for ex in examples]
     langs = [ex.language for ex in examples]

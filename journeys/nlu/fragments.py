@@ -24,11 +24,19 @@ def _lexicon() -> tuple[frozenset[str], frozenset[str]]:
     return pointers, pointers | frozenset(raw["companions"])
 
 
+# A bare count or choice ("2", "moja", "three") answers a question the message doesn't carry.
+_SWAHILI_NUMBERS = ("moja", "mbili", "tatu", "nne", "tano", "sita", "saba", "nane", "tisa", "kumi")
+_ENGLISH_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+NUMBER_WORDS = frozenset((*_SWAHILI_NUMBERS, *_ENGLISH_NUMBERS))
+
+
 def is_fragment(words: list[str]) -> bool:
-    """True when every word is a pointer or companion and at least one is a pointer."""
+    """A bare number or two, or only pointers and companions with at least one pointer."""
     pointers, allowed = _lexicon()
     if not 0 < len(words) <= MAX_WORDS:
         return False
+    if len(words) <= 2 and all(word.isdigit() or word in NUMBER_WORDS for word in words):
+        return True
     if not all(word in allowed or word.isdigit() for word in words):
         return False
     return any(word in pointers for word in words)

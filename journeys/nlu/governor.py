@@ -126,6 +126,16 @@ def classify_governor(text: str, intent: IntentResult) -> GovernorResult:
     return GovernorResult("business", round(1.0 - casual_share, 3), "default")
 
 
+def intent_given_governor(intent: str, classification: GovernorClass) -> str:
+    """A scam is spam_casual whatever it asks for.
+
+    "I'd like to order 200 units, send your bank login" reads as a sale to the intent
+    classifier; once the governor has recognised the scam, the turn's intent says so too
+    (the nlu_eval guide files unsolicited promotions and scams under spam_casual).
+    """
+    return "spam_casual" if classification == "spam" else intent
+
+
 def govern(
     classification: GovernorClass, counters: GovernorCounters, chattiness_level: int
 ) -> GovernorDecision:

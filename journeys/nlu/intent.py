@@ -41,6 +41,14 @@ FRAGMENT_CONFIDENCE = 0.85  # "the second one": surely a reply that needs its co
 SHARPNESS = 1.0  # chosen so wrong answers rarely clear the 0.70 routing bar
 MIN_COVERAGE = 0.34  # fewer known words than this: we do not understand the message
 UNSEEN_CONFIDENCE = 0.49
+# Openers after which customers name a product ("nataka ...", "do you have ...").
+PRODUCT_OPENERS = frozenset(
+    (
+        "i want", "i need", "i'm looking for", "looking for", "find me", "get me",
+        "do you have", "do you sell", "nataka", "natafuta", "nahitaji", "ninahitaji",
+        "mna", "mnauza", "mko na", "uko na", "niko na doh nataka",
+    )
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +105,24 @@ def _cue_hits(words: list[str]) -> dict[str, int]:
     return hits
 
 
+def _product_slot(words: list[str]) -> list[str]:
+    """The words of a request minus the product named after its opener.
+
+    "nataka sukuma wiki", "I want the Pool Slide Navy": what follows "nataka" or "I want"
+    is a product name only the shop's catalog knows. Those words must not count as
+    parts of the message we don't understand, or every unfamiliar product would drop
+    a plain request into the clarify band.
+    """
+    for size in (3, 2, 1):
+        for start in range(min(2, len(words))):  # "hi, nataka...", "pls I want..."
+            if " ".join(words[start : start + size]) in PRODUCT_OPENERS:
+                return words[: start + size]
+    return words
+
+
 def _coverage(model: NaiveBayes, words: list[str]) -> float:
-    """Share of words the corpus or the cue list knows."""
+    """Share of words the corpus or the cue list knows (a named product aside)."""
+    words = _product_slot(words)
     if not words:
         return 0.0
     known = sum(f"w:{w}" in model.vocabulary or bool(_word_cues(w)) for w in words)

@@ -12,7 +12,13 @@ from journeys.llm import prompts
 from journeys.llm.cascade import NodeSpec, run_cascade
 from journeys.llm.schemas import GovernorOutput, IntentOutput, LanguageOutput
 from journeys.nlu.consent import detect_consent_command
-from journeys.nlu.governor import GovernorCounters, GovernorResult, classify_governor, govern
+from journeys.nlu.governor import (
+    GovernorCounters,
+    GovernorResult,
+    classify_governor,
+    govern,
+    intent_given_governor,
+)
 from journeys.nlu.intent import IntentResult, classify_intent
 from journeys.nlu.language import (
     SWITCH_THRESHOLD,
@@ -126,6 +132,7 @@ def governor_spam_casual(
     level = state.get("max_chattiness_level", 2)
     decision = govern(result.value.classification, GovernorCounters.from_state(state), level)
     return ConversationState(
+        intent=intent_given_governor(intent.intent, result.value.classification),  # type: ignore[typeddict-item]
         governor_classification=result.value.classification,
         governor_confidence=result.value.confidence,
         governor_action=decision.action,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from journeys.nlu.governor import classify_governor, intent_given_governor
 from journeys.nlu.intent import classify_intent
 from journeys.nodes.routing import intent_band, journey_of, route
 from journeys.state import new_state
@@ -158,3 +159,30 @@ def test_handoff_route_belongs_to_the_support_journey() -> None:
 )
 def test_guide_conventions(text: str, intent: str) -> None:
     assert classify_intent(text).intent == intent
+
+
+@pytest.mark.parametrize(
+    "text", ["nataka ndala", "I want the Pool Slide Navy", "hi, nataka Ramtons blender"]
+)
+def test_an_unfamiliar_product_name_after_an_opener_still_routes(text: str) -> None:
+    """Product names are the shop's own words: they must not count as not understood."""
+    result = classify_intent(text)
+    assert (result.intent, intent_band(result.confidence)) == ("sales_discovery", "route")
+
+
+@pytest.mark.parametrize("text", ["moja", "2", "three", "41", "mbili tatu"])
+def test_a_bare_number_is_a_fragment(text: str) -> None:
+    assert classify_intent(text).intent == "unknown"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'd like to order 200 units, please confirm by sending your bank login",
+        "Do you want to buy USDT at a good rate? DM me",
+    ],
+)
+def test_a_recognised_scam_is_spam_casual_whatever_it_asks_for(text: str) -> None:
+    intent = classify_intent(text)
+    governor = classify_governor(text, intent).classification
+    assert (governor, intent_given_governor(intent.intent, governor)) == ("spam", "spam_casual")

@@ -140,3 +140,9 @@ def test_same_message_in_the_same_state_gives_the_same_turn(text, config, turn_c
     base["turn_count"] = turn_count
     state = {**base, **start_turn(base, text)}
     assert _run_turn(dict(state), ctx) == _run_turn(dict(state), ctx)
+
+
+def test_a_scam_dressed_as_an_order_is_stored_as_spam_casual(turn, ctx) -> None:
+    text = "I'd like to order 200 units, please confirm by sending your bank login"
+    state = _run_turn(turn(text), ctx)
+    assert (state["governor_classification"], state["intent"]) == ("spam", "spam_casual")
