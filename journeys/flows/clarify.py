@@ -12,12 +12,22 @@ from typing import cast
 
 from journeys.context import RunContext
 from journeys.flows import parse
+from journeys.flows.sales import catalog_answer
 from journeys.flows.state import FlowState
 from journeys.nodes import responses
 from journeys.nodes.deps import EngineDeps
 
+SHOPPING_INTENTS = ("sales_discovery", "product_question")
+
 
 def clarify(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    if state.get("intent") in SHOPPING_INTENTS:
+        # "nataka sukuma wiki": the words the classifier doesn't know are often the shop's
+        # own product names. If the catalog knows them, show them instead of asking
+        # whether this is about finding a product.
+        found = catalog_answer(state, ctx)
+        if found is not None:
+            return found
     update = cast(FlowState, dict(responses.clarify_response(state, ctx, deps)))
     update["journey_step"] = "clarify"
     update["clarify_text"] = state.get("inbound_text", "")

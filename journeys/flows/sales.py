@@ -117,17 +117,28 @@ def sales(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
 def unknown_or_catalog(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     """The unknown handler, but a product name the classifier never saw ("Pool Slide
     Navy", "sukuma wiki") is looked up first: confident catalog hits start a sale."""
+    found = catalog_answer(state, ctx)
+    return (
+        found
+        if found is not None
+        else cast(FlowState, responses.unknown_response(state, ctx, deps))
+    )
+
+
+def catalog_answer(state: FlowState, ctx: RunContext) -> FlowState | None:
+    """The shop's products matching the message, presented, if the catalog is confident."""
     want = parse.wanted(state.get("inbound_text", ""))
-    if want.query:
-        turn = FlowTurn(state, ctx)
-        found = turn.tool("catalog_search", customer=False, query=want.query, **want.filters)
-        if found.ok and found.output["results"] and found.output["confidence"] >= LOW_CONFIDENCE:
-            turn.set(journey="sales", clarify_loops=0, last_catalog_query=want.query)
-            turn.set(last_catalog_filters=want.filters, rejections=0)
-            out = found.output
-            link = deep_link(out["catalog_link"] or None, want.query, want.filters)
-            return _present(turn, want.query, out["results"], out["total_estimate"], link)
-    return cast(FlowState, responses.unknown_response(state, ctx, deps))
+    if not want.query:
+        return None
+    turn = FlowTurn(state, ctx)
+    found = turn.tool("catalog_search", customer=False, query=want.query, **want.filters)
+    if not (found.ok and found.output["results"] and found.output["confidence"] >= LOW_CONFIDENCE):
+        return None
+    turn.set(journey="sales", clarify_loops=0, last_catalog_query=want.query)
+    turn.set(last_catalog_filters=want.filters, rejections=0)
+    out = found.output
+    link = deep_link(out["catalog_link"] or None, want.query, want.filters)
+    return _present(turn, want.query, out["results"], out["total_estimate"], link)
 
 
 def discover(turn: FlowTurn, gateway: LLMGateway | None = None) -> FlowState:

@@ -39,5 +39,14 @@ def language_policy(state: FlowState, ctx: RunContext, deps: EngineDeps) -> Flow
 
 
 def governor_spam_casual(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
-    chosen = _offline(deps) if answers_step(state) else deps
-    return governance.governor_spam_casual(state, ctx, chosen)  # type: ignore[return-value]
+    answering = answers_step(state)
+    chosen = _offline(deps) if answering else deps
+    update: FlowState = governance.governor_spam_casual(state, ctx, chosen)  # type: ignore[assignment]
+    if answering and update.get("governor_classification") == "casual":
+        # "moja", "sawa" or "poa" right after the bot asked how many or whether to go on
+        # is the answer, not small talk: it must neither be answered with a greeting nor
+        # use up the customer's casual allowance. Spam and abuse still win.
+        update["governor_classification"] = "business"
+        update["governor_action"] = "proceed"
+        update["casual_turns"] = state.get("casual_turns", 0)
+    return update
