@@ -22,6 +22,9 @@ from journeys.sanitize import sanitize_inbound
 # Written from the nlu_eval labelling guide by someone who saw neither the evaluation set
 # nor the training corpus; tuned on since, so its scores are optimistic.
 DEV_SET = DATA_DIR / "dev4.tsv"
+# Language only (`text`, `language`), written the same way to probe subtle Sheng: Swahili
+# sentences with a single slang word, contraction, "-anga" habitual or "ma-" plural.
+LANGUAGE_DEV_SET = DATA_DIR / "dev5_language.tsv"
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +48,13 @@ def load_set(path: Path) -> tuple[Labelled, ...]:
         # QUOTE_NONE: customers type quotes, and the files never quote a field.
         reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
         return tuple(Labelled(r["text"], r["intent"], r["language"], r["governor"]) for r in reader)
+
+
+def load_languages(path: Path) -> tuple[tuple[str, str], ...]:
+    """(text, language) rows of a language-only set."""
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+        return tuple((r["text"], r["language"]) for r in reader)
 
 
 def graph_pass(raw: str) -> Predicted:

@@ -41,6 +41,16 @@ SURE_WORD_SHARE = 0.95
 LIKELY_WORD_SHARE = 0.75
 LIKELY_WORD_WEIGHT = 0.6
 UNSURE_WORD_WEIGHT = 0.35
+# A "ma-" stem lingua gives less than this share of Swahili is an English noun.
+ENGLISH_STEM_SHARE = 0.3
+# English words that only a speaker switching languages puts in a Swahili sentence: a
+# noun can be a loan ("delivery ya Kisumu"), "but" or "because" cannot.
+_FUNCTION_WORDS = (
+    "but and so because coz cause if or then when also just even actually still already "
+    "the my your our their is are was were will would can could should i you we they it "
+    "this that these those with for of from about"
+)
+ENGLISH_FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
 # A Swahili verb's prefix chain: negation, subject, tense, object ("ha-ja-ni-", "m-ta-",
 # "ni-li-", "ku-"). A chain on an English root is a Sheng hybrid ("hajanicall").
 _SW_PREFIX_CHAIN = re.compile(
@@ -57,6 +67,13 @@ _SW_DERIVED_VERB = re.compile(
     r"^(?:ha|hu|si)?(?:ni|tu|wa|mu|m|u|a|i|zi|li|ki|vi|ya)(?:ja|na|li|ta|me|nge|ka)?"
     r"(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji)?(?P<root>[a-z]{2,}[bcdfghjklmnprstvwxz])"
     r"(?:ika|ishwa|iwa|iana|ia|ie|wa|ea|ee)$"
+)
+# The street habitual: a conjugated verb plus "-nga" ("mna-uza-nga", "ni-li-ku-a-nga",
+# "hu-wa mna-fung-a-nga"). Standard Swahili marks the habitual with hu- instead. A root of
+# two letters or more keeps "tuna-p-a-nga" (we arrange) out.
+_HABITUAL = re.compile(
+    r"^(?:ha|hu)?(?:ni|u|a|tu|m|mu|wa|i|zi|ki|vi|li|ya)(?:na|li|ta|ku)"
+    r"(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji|i|u|vi)?[a-z]{2,}(?:a|ia|ea|wa)nga$"
 )
 # "nili-pay", "ku-order": a hyphen between a Swahili prefix chain and an English stem.
 _HYPHENATED = re.compile(r"\b([a-z]{1,6})-([a-z]{3,})\b")
@@ -144,7 +161,9 @@ def _is_hybrid(word: str, lex: Lexicon) -> bool:
     """
     if word in lex.sw or word in lex.en:
         return False
-    if word.startswith("ma") and len(word) >= 5 and _english_root(word[2:], lex):
+    if word.startswith("ma") and len(word) >= 5 and _english_noun(word[2:], lex):
+        return True
+    if _HABITUAL.match(word) and word not in lex.sw:
         return True
     # A one-letter prefix is too weak a sign: "i-phones", "a-mount". An English word
     # splits into "prefix" and English rest too ("wa-rdrobe"... "un-iforms"), so a root
@@ -177,6 +196,17 @@ def _english_verb_with_swahili_ending(word: str, lex: Lexicon) -> bool:
         return False
     root = match.group("root")
     return root not in lex.sw and _english_root(root, lex)
+
+
+def _english_noun(stem: str, lex: Lexicon) -> bool:
+    """The stem of a Sheng "ma-" plural ("ma-tiles", "ma-wigs"), not of a Swahili ji-ma
+    noun ("ma-tangazo", "ma-futa"), whose stems lingua takes for Swahili, nor an English
+    word that merely starts with "ma" ("makes", "market")."""
+    if stem in lex.en:
+        return True
+    if len(stem) < 4 or stem in lex.sw or _surely("ma" + stem, "en"):
+        return False
+    return swahili_share(stem) < ENGLISH_STEM_SHARE
 
 
 def _english_root(root: str, lex: Lexicon) -> bool:
@@ -226,6 +256,7 @@ def unfamiliar_word_vote(word: str) -> tuple[str, float]:
     return lang, LIKELY_WORD_WEIGHT if share >= LIKELY_WORD_SHARE else UNSURE_WORD_WEIGHT
 
 
+@lru_cache(maxsize=16384)
 def swahili_share(word: str) -> float:
     """lingua's confidence (0-1) that a word is Swahili rather than English."""
     sw_share = _english_swahili_models().compute_language_confidence(word, Language.SWAHILI)
@@ -269,19 +300,22 @@ def _join_hyphenated(text: str) -> str:
     )
 
 
-def _code_switched(weights: dict[str, float], strong: Counter[str]) -> bool:
+def _code_switched(weights: dict[str, float], strong: Counter[str], words: list[str]) -> bool:
     """Both languages present as phrases, not as a borrowed word.
 
     English nouns are borrowed into Swahili all the time ("delivery ya Kisumu ni siku
-    ngapi" is Swahili), so a Swahili frame needs two English words. The reverse borrowing
-    is rare: a Swahili word inside an English sentence ("Where is your shop? Niko Thika
+    ngapi" is Swahili), so a Swahili frame needs two English words, or one English word
+    no one borrows ("mlisema itafika leo but sijaona kitu"). The reverse borrowing is
+    rare: a Swahili word inside an English sentence ("Where is your shop? Niko Thika
     Road") is the customer switching, and one surely Swahili word makes it mixed.
     """
     if not (strong["en"] and strong["sw"]):
         return False
     if weights["en"] > weights["sw"]:
         return weights["en"] >= MIXED_MIN_WORDS and strong["sw"] >= 1
-    return min(weights["en"], weights["sw"]) >= MIXED_MIN_WORDS
+    if min(weights["en"], weights["sw"]) >= MIXED_MIN_WORDS:
+        return True
+    return strong["sw"] >= 2 and any(word in ENGLISH_FUNCTION_WORDS for word in words)
 
 
 def detect_with(lex: Lexicon, text: str) -> LanguageResult:
@@ -300,7 +334,7 @@ def detect_with(lex: Lexicon, text: str) -> LanguageResult:
         return LanguageResult(language="sheng", confidence=round(min(confidence, 0.97), 3))
     base = weights["en"] + weights["sw"]
     en_share, sw_share = weights["en"] / base, weights["sw"] / base
-    if _code_switched(weights, strong):
+    if _code_switched(weights, strong, words):
         confidence = 0.6 + 0.1 * min(strong["en"] + strong["sw"], 4)
         return LanguageResult(language="mixed", confidence=round(min(confidence, 0.95), 3))
     # A tie ("hi habari", "payment yangu imeenda") is a Swahili frame with an English loan.

@@ -52,6 +52,12 @@ def test_a_message_of_unlisted_words_still_gets_its_language() -> None:
         ("I sent you 4000 mistakenly", "en"),
         ("warranty ya ma-electronics zenu ni ya muda gani", "sheng"),
         ("reply to me in Swahili from now on", "en"),  # a language's name is no switch
+        ("huwa mnauzanga chaja za Tecno?", "sheng"),  # the street habitual -nga
+        ("tunapanga kununua kitanda", "sw"),  # ... but "panga" (arrange) is Swahili
+        ("bei ya matiles za bafu ni ngapi", "sheng"),  # ma- plural of an English noun
+        ("mnauza matangazo ya mafuta?", "sw"),  # ji-ma nouns are standard Swahili
+        ("the blender makes a burning smell", "en"),  # "ma-kes" is no plural
+        ("mlisema itafika leo but sijaona kitu", "mixed"),  # nobody borrows "but"
     ],
 )
 def test_slang_loans_and_hybrids(text: str, language: str) -> None:

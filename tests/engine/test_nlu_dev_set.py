@@ -10,7 +10,16 @@ from functools import cache
 
 import pytest
 
-from journeys.nlu.labelled import DEV_SET, Labelled, Predicted, graph_pass, load_set
+from journeys.nlu.labelled import (
+    DEV_SET,
+    LANGUAGE_DEV_SET,
+    Labelled,
+    Predicted,
+    graph_pass,
+    load_languages,
+    load_set,
+)
+from journeys.nlu.language import detect_language
 from journeys.state import GOVERNOR_CLASSES, INTENTS, LANGS
 
 FLOORS = {"intent": 0.90, "language": 0.97, "governor": 0.95}
@@ -34,3 +43,10 @@ def test_accuracy_stays_above_its_floor(label: str) -> None:
     judged = _judged()
     hits = sum(getattr(row, label) == getattr(seen, label) for row, seen in judged)
     assert hits / len(judged) >= FLOORS[label]
+
+
+def test_subtle_sheng_is_told_from_swahili() -> None:
+    rows = load_languages(LANGUAGE_DEV_SET)
+    assert {language for _, language in rows} == set(LANGS)
+    hits = sum(detect_language(text).language == language for text, language in rows)
+    assert hits / len(rows) >= 0.95
