@@ -54,8 +54,14 @@ ENGLISH_FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
 # A Swahili verb's prefix chain: negation, subject, tense, object ("ha-ja-ni-", "m-ta-",
 # "ni-li-", "ku-"). A chain on an English root is a Sheng hybrid ("hajanicall").
 _SW_PREFIX_CHAIN = re.compile(
-    r"(?:ha|hu|si)?(?:ni|tu|wa|mu|m|u|a|i|zi|li|ki|vi|ya)?"
-    r"(?:ja|na|li|ta|me|ki|nge|ka|ku)?(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji|i|u|vi)?"
+    r"(?:ha|hu|si)?(?:ni|tu|wa|mu|m|u|a|i|zi|li|ki|vi|ya)?(?:si)?"
+    r"(?:ja|na|li|ta|me|ki|nge|ka|ku|sha)?(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji|i|u|vi)?"
+)
+# The same chain when it carries a tense (or ku-, or negative si-): a word that starts
+# with one is a Swahili verb form, whatever lingua thinks of the whole word.
+_SW_TENSED_CHAIN = re.compile(
+    r"(?:(?:ha|hu)?(?:ni|tu|wa|mu|m|u|a|i|zi|li|ki|vi|ya)(?:si)?"
+    r"(?:ja|na|li|ta|me|ki|nge|ka|sha)|ku)(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji|i|u|vi)?"
 )
 # Subject (or ku-) and tense before an unknown consonant-final root: "ime-fail", "ku-chat".
 _SW_TENSED_ENGLISH = re.compile(
@@ -64,17 +70,22 @@ _SW_TENSED_ENGLISH = re.compile(
 )
 # Prefix chain, a consonant-final root and a Swahili verb ending: "ina-adjust-ika".
 _SW_DERIVED_VERB = re.compile(
-    r"^(?:ha|hu|si)?(?:ni|tu|wa|mu|m|u|a|i|zi|li|ki|vi|ya)(?:ja|na|li|ta|me|nge|ka)?"
-    r"(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji)?(?P<root>[a-z]{2,}[bcdfghjklmnprstvwxz])"
+    r"^(?:(?:ha|hu|si)?(?:ni|tu|wa|mu|m|u|a|i|zi|li|ki|vi|ya)(?:si)?"
+    r"(?:ja|na|li|ta|me|nge|ka|ki|sha)?|ku)"
+    r"(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji|i)?(?P<root>[a-z]{2,}[bcdfghjklmnprstvwxz])"
     r"(?:ika|ishwa|iwa|iana|ia|ie|wa|ea|ee)$"
+    # The negative present ends in -i: "ha-i-boot-i", "ha-zi-fit-i".
+    r"|^ha(?:ni|tu|wa|mu|m|u|a|i|zi|li|ki|vi|ya)?(?P<neg_root>[a-z]{2,}[bcdfghjklmnprstvwxz])i$"
 )
 # The street habitual: a conjugated verb plus "-nga" ("mna-uza-nga", "ni-li-ku-a-nga",
 # "hu-wa mna-fung-a-nga"). Standard Swahili marks the habitual with hu- instead. A root of
 # two letters or more keeps "tuna-p-a-nga" (we arrange) out.
 _HABITUAL = re.compile(
-    r"^(?:ha|hu)?(?:ni|u|a|tu|m|mu|wa|i|zi|ki|vi|li|ya)(?:na|li|ta|ku)"
-    r"(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji|i|u|vi)?[a-z]{2,}(?:a|ia|ea|wa)nga$"
+    r"^(?:(?:ha|hu)?(?:ni|u|a|tu|m|mu|wa|i|zi|ki|vi|li|ya)(?:na|li|ta|ku)"
+    r"(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji|i|u|vi)?|hu)[a-z]{2,}(?:a|ia|ea|wa)nga$"
 )
+# Swahili verbs that end in "-anga" themselves: "mna-kaang-a" fries, it is no habitual.
+_VERBS_IN_NGA = ("kaanga", "panga", "changa", "ganga", "tanga")
 # "nili-pay", "ku-order": a hyphen between a Swahili prefix chain and an English stem.
 _HYPHENATED = re.compile(r"\b([a-z]{1,6})-([a-z]{3,})\b")
 _SW_SHAPE = re.compile(r"^[^aeiou]*(?:[aeiou]+[bcdfghjklmnprstvwyz']{1,3})*[aeiou]+$")
@@ -163,19 +174,24 @@ def _is_hybrid(word: str, lex: Lexicon) -> bool:
         return False
     if word.startswith("ma") and len(word) >= 5 and _english_noun(word[2:], lex):
         return True
-    if _HABITUAL.match(word) and word not in lex.sw:
+    if _HABITUAL.match(word) and word not in lex.sw and not word.endswith(_VERBS_IN_NGA):
         return True
-    # A one-letter prefix is too weak a sign: "i-phones", "a-mount". An English word
-    # splits into "prefix" and English rest too ("wa-rdrobe"... "un-iforms"), so a root
-    # only lingua knows counts when the whole word is not surely English itself.
-    whole_en = _surely(word, "en")
+    # A one-letter prefix is too weak a sign: "i-phones", "a-mount". English words split
+    # into "prefix" and English-looking rest too ("wa-rdrobe", "im-itation"), so a root
+    # only lingua knows needs a prefix with a tense ("ime-bounce", "nili-hustle").
     for cut in range(2, len(word) - 2):
         root = word[cut:]
-        # Short Sheng words make poor roots: "mw-ako" is the Swahili "your".
+        # Short Sheng words make poor roots: "mw-ako" is the Swahili "your", "zinani-bana"
+        # is "they pinch me".
         known = (
             root in lex.en
-            or (len(root) >= 4 and root in lex.sheng)
-            or (len(root) >= 5 and root not in lex.sw and _surely(root, "en") and not whole_en)
+            or (len(root) >= 5 and root in lex.sheng)
+            or (
+                len(root) >= 5
+                and root not in lex.sw
+                and _SW_TENSED_CHAIN.fullmatch(word[:cut]) is not None
+                and _surely(root, "en")
+            )
         )
         if known and _SW_PREFIX_CHAIN.fullmatch(word[:cut]):
             return True
@@ -194,7 +210,7 @@ def _english_verb_with_swahili_ending(word: str, lex: Lexicon) -> bool:
     match = _SW_DERIVED_VERB.match(word)
     if match is None or sw_stem(word) in lex.sw_roots:
         return False
-    root = match.group("root")
+    root = match.group("root") or match.group("neg_root")
     return root not in lex.sw and _english_root(root, lex)
 
 
@@ -203,7 +219,8 @@ def _english_noun(stem: str, lex: Lexicon) -> bool:
     noun ("ma-tangazo", "ma-futa"), whose stems lingua takes for Swahili, nor an English
     word that merely starts with "ma" ("makes", "market")."""
     if stem in lex.en:
-        return True
+        # "ma-king" is "making": a short stem needs a whole word lingua won't call English.
+        return len(stem) >= 5 or not _surely("ma" + stem, "en")
     if len(stem) < 4 or stem in lex.sw or _surely("ma" + stem, "en"):
         return False
     return swahili_share(stem) < ENGLISH_STEM_SHARE
