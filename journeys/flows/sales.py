@@ -117,12 +117,15 @@ def sales(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
 def unknown_or_catalog(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     """The unknown handler, but a product name the classifier never saw ("Pool Slide
     Navy", "sukuma wiki") is looked up first: confident catalog hits start a sale."""
+    if parse.acknowledges(state.get("inbound_text", "")):
+        # "ok", "sawa", "noted" after an answer: nothing was misunderstood, so no "sorry,
+        # I didn't catch that" (and escalation counts no clarification loop either).
+        turn = FlowTurn(state, ctx)
+        return turn.reply(turn.say("acknowledged"))
     found = catalog_answer(state, ctx)
-    return (
-        found
-        if found is not None
-        else cast(FlowState, responses.unknown_response(state, ctx, deps))
-    )
+    if found is not None:
+        return found
+    return cast(FlowState, responses.unknown_response(state, ctx, deps))
 
 
 def catalog_answer(state: FlowState, ctx: RunContext) -> FlowState | None:
