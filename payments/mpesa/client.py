@@ -19,6 +19,7 @@ from django.conf import settings
 from pydantic import BaseModel, ValidationError
 
 from payments.errors import ProviderError
+from payments.http import provider_client
 from payments.models import MpesaAccount
 from payments.mpesa import schemas
 from payments.tokens import cached_token, forget_token
@@ -32,7 +33,6 @@ HOSTS = {
 NAIROBI = ZoneInfo("Africa/Nairobi")
 # Refresh well before Daraja's 3600 s lifetime (django-daraja uses 50 min).
 TOKEN_MARGIN_SECONDS = 600
-TIMEOUT = httpx.Timeout(15.0, connect=5.0)
 INVALID_TOKEN = "404.001.03"  # noqa: S105 - an error code, not a secret
 STILL_PROCESSING = "500.001.1001"
 _RETRYABLE_CODES = ("500.003.02", "500.003.1001", "500.001.1001")
@@ -66,7 +66,7 @@ class DarajaClient:
             or getattr(settings, "MPESA_BASE_URL", "")
             or HOSTS[account.environment]
         ).rstrip("/")
-        self._http = http or httpx.Client(timeout=TIMEOUT)
+        self._http = http or provider_client()
 
     # --- OAuth ----------------------------------------------------------------------
     def token(self) -> str:

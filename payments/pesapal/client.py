@@ -12,6 +12,7 @@ from django.conf import settings
 from pydantic import ValidationError
 
 from payments.errors import ProviderError
+from payments.http import provider_client
 from payments.models import PesapalAccount
 from payments.pesapal import schemas
 from payments.tokens import cached_token, forget_token
@@ -22,7 +23,6 @@ HOSTS = {
 }
 # The docs promise 5 minutes; the sandbox issued an hour. Trust the shorter.
 TOKEN_TTL_SECONDS = 240
-TIMEOUT = httpx.Timeout(15.0, connect=5.0)
 
 ResponseT = TypeVar("ResponseT", bound=schemas._Response)
 
@@ -46,7 +46,7 @@ class PesapalClient:
             or getattr(settings, "PESAPAL_BASE_URL", "")
             or HOSTS[account.environment]
         ).rstrip("/")
-        self._http = http or httpx.Client(timeout=TIMEOUT)
+        self._http = http or provider_client()
 
     def token(self) -> str:
         return cached_token(self.account.tenant_id, "pesapal", self._fetch_token)
