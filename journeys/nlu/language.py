@@ -51,38 +51,39 @@ _FUNCTION_WORDS = (
     "this that these those with for of from about"
 )
 ENGLISH_FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
-# A Swahili verb's prefix chain: negation, subject, tense, object ("ha-ja-ni-", "m-ta-",
-# "ni-li-", "ku-"). A chain on an English root is a Sheng hybrid ("hajanicall").
+# Slots of a Swahili verb's prefix chain: subject ("ni-", "m-", "zi-"), tense ("-na-",
+# "-li-", "-me-", "-sha-") and object ("-ni-", "-ku-", "-wa-").
+_SUBJECT = "(?:ni|tu|wa|mu|m|u|a|i|zi|li|ki|vi|ya)"
+_OBJECT = "(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji|i|u|vi)"
+_CONSONANT_FINAL = "[bcdfghjklmnprstvwxz]"
+# The whole chain: negation, subject, tense, object ("ha-ja-ni-", "m-ta-", "ni-li-",
+# "ku-"). A chain on an English root is a Sheng hybrid ("hajanicall").
 _SW_PREFIX_CHAIN = re.compile(
-    r"(?:ha|hu|si)?(?:ni|tu|wa|mu|m|u|a|i|zi|li|ki|vi|ya)?(?:si)?"
-    r"(?:ja|na|li|ta|me|ki|nge|ka|ku|sha)?(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji|i|u|vi)?"
+    rf"(?:ha|hu|si)?{_SUBJECT}?(?:si)?(?:ja|na|li|ta|me|ki|nge|ka|ku|sha)?{_OBJECT}?"
 )
 # The same chain when it carries a tense (or ku-, or negative si-): a word that starts
 # with one is a Swahili verb form, whatever lingua thinks of the whole word.
 _SW_TENSED_CHAIN = re.compile(
-    r"(?:(?:ha|hu)?(?:ni|tu|wa|mu|m|u|a|i|zi|li|ki|vi|ya)(?:si)?"
-    r"(?:ja|na|li|ta|me|ki|nge|ka|sha)|ku)(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji|i|u|vi)?"
+    rf"(?:(?:ha|hu)?{_SUBJECT}(?:si)?(?:ja|na|li|ta|me|ki|nge|ka|sha)|ku){_OBJECT}?"
 )
 # Subject (or ku-) and tense before an unknown consonant-final root: "ime-fail", "ku-chat".
 _SW_TENSED_ENGLISH = re.compile(
-    r"^(?:(?:ha|hu|si)?(?:ni|tu|wa|mu|m|u|a|i|zi|li|ki|vi|ya)(?:ja|na|li|ta|me|nge)"
-    r"(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji)?|ku)(?P<root>[a-z]{3,}[bcdfghjklmnprstvwxz])$"
+    rf"^(?:(?:ha|hu|si)?{_SUBJECT}(?:ja|na|li|ta|me|nge)"
+    rf"(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji)?|ku)(?P<root>[a-z]{{3,}}{_CONSONANT_FINAL})$"
 )
 # Prefix chain, a consonant-final root and a Swahili verb ending: "ina-adjust-ika".
 _SW_DERIVED_VERB = re.compile(
-    r"^(?:(?:ha|hu|si)?(?:ni|tu|wa|mu|m|u|a|i|zi|li|ki|vi|ya)(?:si)?"
-    r"(?:ja|na|li|ta|me|nge|ka|ki|sha)?|ku)"
-    r"(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji|i)?(?P<root>[a-z]{2,}[bcdfghjklmnprstvwxz])"
+    rf"^(?:(?:ha|hu|si)?{_SUBJECT}(?:si)?(?:ja|na|li|ta|me|nge|ka|ki|sha)?|ku)"
+    rf"(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji|i)?(?P<root>[a-z]{{2,}}{_CONSONANT_FINAL})"
     r"(?:ika|ishwa|iwa|iana|ia|ie|wa|ea|ee)$"
     # The negative present ends in -i: "ha-i-boot-i", "ha-zi-fit-i".
-    r"|^ha(?:ni|tu|wa|mu|m|u|a|i|zi|li|ki|vi|ya)?(?P<neg_root>[a-z]{2,}[bcdfghjklmnprstvwxz])i$"
+    rf"|^ha{_SUBJECT}?(?P<neg_root>[a-z]{{2,}}{_CONSONANT_FINAL})i$"
 )
 # The street habitual: a conjugated verb plus "-nga" ("mna-uza-nga", "ni-li-ku-a-nga",
 # "hu-wa mna-fung-a-nga"). Standard Swahili marks the habitual with hu- instead. A root of
 # two letters or more keeps "tuna-p-a-nga" (we arrange) out.
 _HABITUAL = re.compile(
-    r"^(?:(?:ha|hu)?(?:ni|u|a|tu|m|mu|wa|i|zi|ki|vi|li|ya)(?:na|li|ta|ku)"
-    r"(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji|i|u|vi)?|hu)[a-z]{2,}(?:a|ia|ea|wa)nga$"
+    rf"^(?:(?:ha|hu)?{_SUBJECT}(?:na|li|ta|ku){_OBJECT}?|hu)[a-z]{{2,}}(?:a|ia|ea|wa)nga$"
 )
 # Swahili verbs that end in "-anga" themselves: "mna-kaang-a" fries, it is no habitual.
 _VERBS_IN_NGA = ("kaanga", "panga", "changa", "ganga", "tanga")
