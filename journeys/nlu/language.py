@@ -24,6 +24,7 @@ from functools import cache, lru_cache
 from lingua import Language, LanguageDetector, LanguageDetectorBuilder
 
 from journeys.nlu.corpus import DATA_DIR, Example, training_examples
+from journeys.nlu.dictionary import in_english_dictionary
 from journeys.nlu.fragments import is_fragment
 from journeys.nlu.text import fold, sw_stem, tokens
 from journeys.state import Lang
@@ -89,6 +90,7 @@ _HABITUAL = re.compile(
 _VERBS_IN_NGA = ("kaanga", "panga", "changa", "ganga", "tanga")
 # "nili-pay", "ku-order": a hyphen between a Swahili prefix chain and an English stem.
 _HYPHENATED = re.compile(r"\b([a-z]{1,6})-([a-z]{3,})\b")
+_ACRONYM = re.compile(r"^[bcdfghjklmnpqrstvwxz]{2,4}$")
 _SW_SHAPE = re.compile(r"^[^aeiou]*(?:[aeiou]+[bcdfghjklmnprstvwyz']{1,3})*[aeiou]+$")
 
 
@@ -173,7 +175,8 @@ def _is_hybrid(word: str, lex: Lexicon) -> bool:
     """
     if word in lex.sw or word in lex.en:
         return False
-    if word.startswith("ma") and len(word) >= 5 and _english_noun(word[2:], lex):
+    stem = word[2:] if word.startswith("ma") else ""
+    if (len(stem) >= 3 or _ACRONYM.match(stem)) and _english_noun(stem, lex):
         return True
     if _HABITUAL.match(word) and word not in lex.sw and not word.endswith(_VERBS_IN_NGA):
         return True
@@ -212,16 +215,22 @@ def _english_verb_with_swahili_ending(word: str, lex: Lexicon) -> bool:
     if match is None or sw_stem(word) in lex.sw_roots:
         return False
     root = match.group("root") or match.group("neg_root")
-    return root not in lex.sw and _english_root(root, lex)
+    # "ku-ni-let-ea" is "leta" (bring) with an object, however English "let" looks.
+    return root not in lex.sw and root not in lex.sw_roots and _english_root(root, lex)
 
 
 def _english_noun(stem: str, lex: Lexicon) -> bool:
     """The stem of a Sheng "ma-" plural ("ma-tiles", "ma-wigs"), not of a Swahili ji-ma
     noun ("ma-tangazo", "ma-futa"), whose stems lingua takes for Swahili, nor an English
     word that merely starts with "ma" ("makes", "market")."""
+    if in_english_dictionary("ma" + stem):
+        return False  # "match", "magazine", "makes": English words, not plurals
     if stem in lex.en:
         # "ma-king" is "making": a short stem needs a whole word lingua won't call English.
         return len(stem) >= 5 or not _surely("ma" + stem, "en")
+    if _ACRONYM.match(stem) or not _SW_SHAPE.match(stem):
+        # An all-consonant ("ma-tv") or consonant-final ("ma-bulb") stem cannot be Swahili.
+        return bool(_ACRONYM.match(stem)) or in_english_dictionary(stem)
     if len(stem) < 4 or stem in lex.sw or _surely("ma" + stem, "en"):
         return False
     return swahili_share(stem) < ENGLISH_STEM_SHARE

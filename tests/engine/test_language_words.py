@@ -57,6 +57,11 @@ def test_a_message_of_unlisted_words_still_gets_its_language() -> None:
         ("bei ya matiles za bafu ni ngapi", "sheng"),  # ma- plural of an English noun
         ("mnauza matangazo ya mafuta?", "sw"),  # ji-ma nouns are standard Swahili
         ("the blender makes a burning smell", "en"),  # "ma-kes" is no plural
+        ("hizi mabulb zinaungua haraka", "sheng"),  # a dictionary noun behind "ma-"
+        ("maconditioner za natural hair", "sheng"),  # ... so its English is no switch
+        ("matv za inch 43 ziko?", "sheng"),  # an all-consonant stem cannot be Swahili
+        ("can you match the price on Jumia", "en"),  # "match" is a word of its own
+        ("do you sell magazines and markers", "en"),
         ("mlisema itafika leo but sijaona kitu", "mixed"),  # nobody borrows "but"
     ],
 )
