@@ -168,6 +168,17 @@ def test_keyword_gate_fires_only_on_a_trigger(tenant, conversation) -> None:
     assert "mtu" in ticket.reason
 
 
+def test_keyword_gate_answers_in_the_language_it_is_given(tenant, conversation) -> None:
+    from tulia.handoff.triggers import handoff_on_keyword
+
+    swahili = handoff_on_keyword(tenant.id, conversation.pk, "nataka MTU", language="sw")
+    english = handoff_on_keyword(tenant.id, conversation.pk, "nataka MTU", language="en")
+    assert swahili is not None
+    assert english is not None
+    assert swahili.ticket_id == english.ticket_id
+    assert swahili.message != english.message
+
+
 def test_a_more_serious_second_reason_raises_the_priority_not_the_count(tenant, conversation):
     first = escalate(tenant.id, conversation.pk, ASK)
     escalate(tenant.id, conversation.pk, HandoffRequest("charged twice", Category.PAYMENT_DISPUTE))

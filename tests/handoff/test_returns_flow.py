@@ -97,3 +97,14 @@ def test_stranger_tenant_cannot_request_on_this_tenants_order(tenant, stranger, 
         request_return(stranger.id, conversation.pk, _ask("KX-1009"))
     with tenant_context(tenant.id):
         assert ReturnRequest.objects.count() == 0
+
+
+def test_the_reply_and_the_ticket_speak_the_language_of_the_asking_message(
+    tenant, conversation
+) -> None:
+    make_order(tenant, conversation, "KX-1004", delivered_days_ago=2)
+    ask = ReturnAsk(order_reference="KX-1004", action=Action.RETURN, request_id="r", language="sw")
+    outcome = request_return(tenant.id, conversation.pk, ask)
+    assert "mtu atathibitisha" in outcome.message
+    english = request_return(tenant.id, conversation.pk, _ask("KX-1004"))
+    assert "a person will confirm" in english.message  # same request, asked in English

@@ -34,6 +34,7 @@ class ReturnAsk:
     reason_text: str = ""
     skus: tuple[str, ...] = ()
     request_id: str = ""
+    language: str | None = None  # of the message asking; the shop's default without it
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ def request_return(
 ) -> ReturnOutcome:
     tenant = get_tenant(tenant_id)
     moment = now or timezone.now()
+    language = ask.language or tenant.default_language
     with tenant_context(tenant.id) as tid:
         conversation = (
             Conversation.objects.select_related("customer")
@@ -65,16 +67,16 @@ def request_return(
             raise NotFound("order not found")  # another customer's order looks absent too
         existing = ReturnRequest.objects.filter(tenant_id=tid, order=order, action=ask.action)
         if (found := existing.first()) is not None:
-            return _outcome(found, created=False, language=tenant.default_language)
+            return _outcome(found, created=False, language=language)
         verdict = _decide(tid, conversation, order, ask, tz=tenant.timezone, moment=moment)
         record = _record(tid, conversation, order, ask, verdict)
         if record is None:  # lost a race with the same request: the winner's row stands
-            return _outcome(existing.get(), created=False, language=tenant.default_language)
+            return _outcome(existing.get(), created=False, language=language)
         record.ticket_id = _open_ticket(
             tid, conversation, order, ask, verdict=verdict, moment=moment
         )
         record.save(update_fields=["ticket"])
-        return _outcome(record, created=True, language=tenant.default_language)
+        return _outcome(record, created=True, language=language)
 
 
 def _decide(
@@ -139,6 +141,7 @@ def _open_ticket(
             journey="orders",
             step=f"{ask.action.value}_request",
             request_id=ask.request_id,
+            language=ask.language,
             extra={"return_request": case},
         ),
         now=moment,
