@@ -20,6 +20,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from itertools import pairwise
 
 from lingua import Language, LanguageDetector, LanguageDetectorBuilder
 
@@ -56,7 +57,7 @@ ENGLISH_FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
 # "-li-", "-me-", "-sha-") and object ("-ni-", "-ku-", "-wa-").
 _SUBJECT = "(?:ni|tu|wa|mu|m|u|a|i|zi|li|ki|vi|ya)"
 _OBJECT = "(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji|i|u|vi)"
-_CONSONANT_FINAL = "[bcdfghjklmnprstvwxz]"
+_CONSONANT_FINAL = "[bcdfghjklmnprstvwxyz]"  # no Swahili word ends in one
 # The whole chain: negation, subject, tense, object ("ha-ja-ni-", "m-ta-", "ni-li-",
 # "ku-"). A chain on an English root is a Sheng hybrid ("hajanicall").
 _SW_PREFIX_CHAIN = re.compile(
@@ -90,6 +91,13 @@ _HABITUAL = re.compile(
 _VERBS_IN_NGA = ("kaanga", "panga", "changa", "ganga", "tanga")
 # "nili-pay", "ku-order": a hyphen between a Swahili prefix chain and an English stem.
 _HYPHENATED = re.compile(r"\b([a-z]{1,6})-([a-z]{3,})\b")
+# "nli-kuwa", "nme-lipa", "nta-kuja", "nsha-tuma": "ni-" clipped to "n-" before a tense.
+# Standard Swahili writes the vowel; a clipped one is street spelling.
+_CLIPPED_NI = re.compile(r"^n(?=(?:li|me|ta|sha)[a-z]{2,})")
+# "Sema," or "sema boss" opening a message is the street greeting, not "say".
+_SHENG_OPENER = re.compile(
+    r"^\W*(?:sema\b(?:\W*$|\s*[,!]|\s+(?:boss|bro|gee|mkuu)\b)|mtu wangu\s*[,!])"
+)
 _ACRONYM = re.compile(r"^[bcdfghjklmnpqrstvwxz]{2,4}$")
 _SW_SHAPE = re.compile(r"^[^aeiou]*(?:[aeiou]+[bcdfghjklmnprstvwyz']{1,3})*[aeiou]+$")
 
@@ -104,6 +112,8 @@ class Lexicon:
     # English slang that is a Sheng marker inside Swahili ("parcel iko wapi bro") but
     # plain English in an English sentence ("thanks bro").
     slang: frozenset[str] = frozenset()
+    # Street idioms of two standard words ("kula kona"); the first may carry prefixes.
+    idioms: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +147,8 @@ def build_lexicon(examples: Iterable[Example]) -> Lexicon:
     sw = sw - neutral
     roots = frozenset(root for root in map(sw_stem, sw) if root is not None)
     slang = frozenset(raw["sheng_with_swahili"])
+    # Unpacking fails loudly on a phrase that is not two words.
+    idioms = tuple((head, tail) for head, tail in map(str.split, raw["sheng_idioms"]))
     return Lexicon(
         en=en - neutral - slang,
         sw=sw,
@@ -144,6 +156,7 @@ def build_lexicon(examples: Iterable[Example]) -> Lexicon:
         neutral=neutral,
         sw_roots=roots,
         slang=slang,
+        idioms=idioms,
     )
 
 
@@ -194,7 +207,7 @@ def _is_hybrid(word: str, lex: Lexicon) -> bool:
                 len(root) >= 5
                 and root not in lex.sw
                 and _SW_TENSED_CHAIN.fullmatch(word[:cut]) is not None
-                and _surely(root, "en")
+                and _english_word(root)
             )
         )
         if known and _SW_PREFIX_CHAIN.fullmatch(word[:cut]):
@@ -214,7 +227,10 @@ def _english_verb_with_swahili_ending(word: str, lex: Lexicon) -> bool:
     match = _SW_DERIVED_VERB.match(word)
     if match is None or sw_stem(word) in lex.sw_roots:
         return False
-    root = match.group("root") or match.group("neg_root")
+    group = "root" if match.group("root") else "neg_root"
+    root = match.group(group)
+    if word[match.start(group) :] in lex.sw:
+        return False  # "kuni-andika" is "andika" (write) with an object, not "and"
     # "ku-ni-let-ea" is "leta" (bring) with an object, however English "let" looks.
     return root not in lex.sw and root not in lex.sw_roots and _english_root(root, lex)
 
@@ -237,17 +253,31 @@ def _english_noun(stem: str, lex: Lexicon) -> bool:
 
 
 def _english_root(root: str, lex: Lexicon) -> bool:
-    """A listed English word, or a longer consonant-final one lingua is sure is English."""
+    """A listed English word, or a longer consonant-final one lingua is sure is English.
+
+    Not the dictionary: clipped Swahili roots are often English words too ("ha-i-tosh-i").
+    """
     if root in lex.en:
         return True
     return len(root) >= 4 and root[-1] not in "aeiou" and _surely(root, "en")
+
+
+def _english_word(word: str) -> bool:
+    """lingua is sure it is English, or it is in the dictionary and leans English.
+
+    lingua alone misses common words ("compare" is 94% English to it); the dictionary
+    alone holds words Swahili has too ("panda"), which lingua leans Swahili on.
+    """
+    if _surely(word, "en"):
+        return True
+    return in_english_dictionary(word) and swahili_share(word) < 0.5
 
 
 def word_votes(word: str, lex: Lexicon) -> tuple[str, float]:
     """Which language one word speaks for, and how strongly."""
     if not word.replace("'", "").isalpha() or word in lex.neutral:
         return "none", 0.0
-    if word in lex.sheng or _is_hybrid(word, lex):
+    if word in lex.sheng or _is_hybrid(word, lex) or _clipped_swahili(word, lex):
         return "sheng", 1.0
     listed = [lang for lang, words in _LISTS if word in getattr(lex, words)]
     if listed:
@@ -260,6 +290,31 @@ def word_votes(word: str, lex: Lexicon) -> tuple[str, float]:
 
 
 _LISTS = (("slang", "slang"), ("en", "en"), ("sw", "sw"))
+
+
+def _clipped_swahili(word: str, lex: Lexicon) -> bool:
+    """A Swahili verb written with "ni-" clipped to "n-" ("nlikuwa", "nmefika")."""
+    if _CLIPPED_NI.match(word) is None or word in lex.sw or word in lex.en:
+        return False
+    full = "ni" + word[1:]
+    return full in lex.sw or sw_stem(full) in lex.sw_roots or _surely(full, "sw")
+
+
+def _idioms(words: list[str], lex: Lexicon) -> int:
+    """How many street idioms ("mnanikulia kona", "hakuna kesi") the words hold.
+
+    Also "juu" for "because", which Sheng puts before a verb ("juu nimechukua mingi");
+    standard Swahili's "juu" (up, high) comes after what it describes.
+    """
+    pairs = list(pairwise(words))
+    idioms = sum(
+        1
+        for first, second in pairs
+        for head, tail in lex.idioms
+        if second == tail and first.endswith(head)
+    )
+    because = sum(1 for first, second in pairs if first == "juu" and _SW_TENSED_CHAIN.match(second))
+    return idioms + because
 
 
 @lru_cache(maxsize=8192)
@@ -348,6 +403,10 @@ def _code_switched(weights: dict[str, float], strong: Counter[str], words: list[
 def detect_with(lex: Lexicon, text: str) -> LanguageResult:
     words = tokens(_join_hyphenated(text))
     weights, strong = _tally(words, lex)
+    street = _idioms(words, lex) + (_SHENG_OPENER.match(fold(text)) is not None)
+    if street:
+        weights["sheng"] += street
+        strong["sheng"] += street
     if not weights:
         return LanguageResult(language="mixed", confidence=0.0)
     if strong["slang"]:

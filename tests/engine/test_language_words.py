@@ -62,6 +62,14 @@ def test_a_message_of_unlisted_words_still_gets_its_language() -> None:
         ("matv za inch 43 ziko?", "sheng"),  # an all-consonant stem cannot be Swahili
         ("can you match the price on Jumia", "en"),  # "match" is a word of its own
         ("do you sell magazines and markers", "en"),
+        ("nlikuwa nimelipa jana usiku", "sheng"),  # "ni-" clipped to "n-"
+        ("nilikuwa nimelipa jana usiku", "sw"),  # ... and written out
+        ("sema, bei ya hiyo pasi ni ngapi?", "sheng"),  # the street greeting
+        ("sema bei ya hiyo pasi", "sw"),  # ... not "say the price"
+        ("mbona mnanikulia kona kila siku", "sheng"),  # an idiom of standard words
+        ("mnaongeza delivery ya bure juu nimechukua mingi?", "sheng"),  # juu: because
+        ("bei iko juu sana, mnaweza kupunguza?", "sw"),  # juu: high
+        ("niliwabuyia hiyo pasi", "sheng"),  # "buy" ends in a letter Swahili never does
         ("mlisema itafika leo but sijaona kitu", "mixed"),  # nobody borrows "but"
     ],
 )
