@@ -70,7 +70,7 @@ _SW_TENSED_CHAIN = re.compile(
 )
 # Subject (or ku-) and tense before an unknown consonant-final root: "ime-fail", "ku-chat".
 _SW_TENSED_ENGLISH = re.compile(
-    rf"^(?:(?:ha|hu|si)?{_SUBJECT}(?:ja|na|li|ta|me|nge)"
+    rf"^(?:(?:ha|hu|si)?{_SUBJECT}(?:ja|na|li|ta|me|nge|ki|ka|sha)"
     rf"(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji)?|ku)(?P<root>[a-z]{{3,}}{_CONSONANT_FINAL})$"
 )
 # Prefix chain, a consonant-final root and a Swahili verb ending: "ina-adjust-ika".
@@ -199,23 +199,40 @@ def _is_hybrid(word: str, lex: Lexicon) -> bool:
     for cut in range(2, len(word) - 2):
         root = word[cut:]
         # Short Sheng words make poor roots: "mw-ako" is the Swahili "your", "zinani-bana"
-        # is "they pinch me".
+        # is "they pinch me". Behind a tense ("zili-kam") they are verbs, unless Swahili
+        # has the verb too.
+        tensed = _SW_TENSED_CHAIN.fullmatch(word[:cut]) is not None
         known = (
             root in lex.en
-            or (len(root) >= 5 and root in lex.sheng)
             or (
-                len(root) >= 5
-                and root not in lex.sw
-                and _SW_TENSED_CHAIN.fullmatch(word[:cut]) is not None
-                and _english_word(root)
+                root in lex.sheng
+                and (len(root) >= 5 or (tensed and len(root) >= 3))
+                and sw_stem(word) not in lex.sw_roots  # "nim-ebana" is "nime-bana"
             )
+            or (tensed and len(root) >= 4 and root not in lex.sw and _english_word(root))
         )
         if known and _SW_PREFIX_CHAIN.fullmatch(word[:cut]):
             return True
     match = _SW_TENSED_ENGLISH.match(word)
     if match is not None and match.group("root") not in lex.sw:
         return True
-    return _english_verb_with_swahili_ending(word, lex)
+    return _english_verb_with_swahili_ending(word, lex) or _diminutive(word, lex)
+
+
+def _diminutive(word: str, lex: Lexicon) -> bool:
+    """The street diminutive "ka-" on a Swahili noun: "ka-biashara", "ka-simu".
+
+    Standard Swahili makes diminutives with "ki-"; a word that merely starts with "ka"
+    ("kahawa", "kazini") is excluded by needing the whole word to be unknown.
+    """
+    rest = word[2:]
+    return (
+        word.startswith("ka")
+        and len(rest) >= 4
+        and rest in lex.sw
+        and not _surely(rest, "en")
+        and word not in lex.sw
+    )
 
 
 def _english_verb_with_swahili_ending(word: str, lex: Lexicon) -> bool:

@@ -70,6 +70,11 @@ def test_a_message_of_unlisted_words_still_gets_its_language() -> None:
         ("mnaongeza delivery ya bure juu nimechukua mingi?", "sheng"),  # juu: because
         ("bei iko juu sana, mnaweza kupunguza?", "sw"),  # juu: high
         ("niliwabuyia hiyo pasi", "sheng"),  # "buy" ends in a letter Swahili never does
+        ("the shoes zilikam na sole imetoka", "sheng"),  # a Sheng verb behind a tense
+        ("The shoes are nice lakini zinanibana kidogo", "mixed"),  # ... not a Swahili one
+        ("mkinihold hiyo sofa mpaka Friday nitalipa", "sheng"),  # conditional -ki- tense
+        ("nataka kuanzisha kabiashara kwa mtaa", "sheng"),  # street diminutive ka-
+        ("naomba kahawa na sukari", "sw"),  # ... not every word starting with "ka"
         ("mlisema itafika leo but sijaona kitu", "mixed"),  # nobody borrows "but"
     ],
 )
