@@ -24,8 +24,9 @@ from journeys.sanitize import sanitize_inbound
 DEV_SET = DATA_DIR / "dev4.tsv"
 # Language only (`text`, `language`), written the same way by more writers: subtle Sheng
 # (a single slang word, contraction, "-anga" habitual or "ma-" plural in a Swahili
-# sentence; dev5, dev7 and dev8), Sheng full of English words (dev10) and the border
-# between Swahili and code-mixing (dev6, dev9).
+# sentence; dev5, dev7 and dev8), Sheng full of English words (dev10), the border
+# between Swahili and code-mixing (dev6, dev9), and all four languages as customers of
+# the six demo shops would write them (dev11).
 LANGUAGE_DEV_SETS = {
     "dev5": DATA_DIR / "dev5_language.tsv",
     "dev6": DATA_DIR / "dev6_language.tsv",
@@ -33,6 +34,7 @@ LANGUAGE_DEV_SETS = {
     "dev8": DATA_DIR / "dev8_language.tsv",
     "dev9": DATA_DIR / "dev9_language.tsv",
     "dev10": DATA_DIR / "dev10_language.tsv",
+    "dev11": DATA_DIR / "dev11_language.tsv",
 }
 
 

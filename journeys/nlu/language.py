@@ -46,11 +46,14 @@ UNSURE_WORD_WEIGHT = 0.35
 # A "ma-" stem lingua gives less than this share of Swahili is an English noun.
 ENGLISH_STEM_SHARE = 0.3
 # English words that only a speaker switching languages puts in a Swahili sentence: a
-# noun can be a loan ("delivery ya Kisumu"), "but" or "because" cannot.
+# noun can be a loan ("delivery ya Kisumu"), "but" or "because" cannot; nor can the
+# courtesy and time words every writer of our labelled sets called code-mixing
+# ("Please nieleze...": 61 mixed lines, no Swahili one).
 _FUNCTION_WORDS = (
     "but and so because coz cause if or then when also just even actually still already "
     "the my your our their is are was were will would can could should i you we they it "
-    "this that these those with for of from about"
+    "this that these those with for of from about in on at per to very "
+    "please pls plz yes sorry thanks thank today tomorrow yesterday now"
 )
 ENGLISH_FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
 # Slots of a Swahili verb's prefix chain: subject ("ni-", "m-", "zi-"), tense ("-na-",
@@ -93,6 +96,9 @@ _VERBS_IN_NGA = ("kaanga", "panga", "changa", "ganga", "tanga")
 _HYPHENATED = re.compile(r"\b([a-z]{1,6})-([a-z]{3,})\b")
 # "nli-kuwa", "nme-lipa", "nta-kuja", "nsha-tuma": "ni-" clipped to "n-" before a tense.
 # Standard Swahili writes the vowel; a clipped one is street spelling.
+# "na-skia", "hai-skiki": "sikia" (hear) with its first vowel dropped, as street spelling
+# has it.
+_CLIPPED_SIKIA = re.compile(r"sk(?:ia|ika|iki|ize|iza|ilize|iliza)$")
 _CLIPPED_NI = re.compile(r"^n(?=(?:li|me|ta|sha)[a-z]{2,})")
 # "Sema," or "sema boss" opening a message is the street greeting, not "say".
 _SHENG_OPENER = re.compile(
@@ -186,8 +192,8 @@ def _is_hybrid(word: str, lex: Lexicon) -> bool:
     no word list knows when it ends in a consonant (Swahili words end in a vowel) behind a
     full subject-and-tense chain ("imefail", "haijaconfirm", "nimeorder").
     """
-    if word in lex.sw or word in lex.en:
-        return False
+    if word in lex.sw or word in lex.en or in_english_dictionary(word):
+        return False  # "un-acceptable" and "a-mend" are English, whatever their start
     stem = word[2:] if word.startswith("ma") else ""
     if (len(stem) >= 3 or _ACRONYM.match(stem)) and _english_noun(stem, lex):
         return True
@@ -310,8 +316,13 @@ _LISTS = (("slang", "slang"), ("en", "en"), ("sw", "sw"))
 
 
 def _clipped_swahili(word: str, lex: Lexicon) -> bool:
-    """A Swahili verb written with "ni-" clipped to "n-" ("nlikuwa", "nmefika")."""
-    if _CLIPPED_NI.match(word) is None or word in lex.sw or word in lex.en:
+    """A Swahili verb written with "ni-" clipped to "n-" ("nlikuwa", "nmefika"), or
+    "sikia" clipped to "skia" ("haiskiki")."""
+    if word in lex.sw or word in lex.en:
+        return False
+    if _CLIPPED_SIKIA.search(word) is not None:
+        return not in_english_dictionary(word)
+    if _CLIPPED_NI.match(word) is None:
         return False
     full = "ni" + word[1:]
     return full in lex.sw or sw_stem(full) in lex.sw_roots or _surely(full, "sw")
@@ -321,7 +332,8 @@ def _idioms(words: list[str], lex: Lexicon) -> int:
     """How many street idioms ("mnanikulia kona", "hakuna kesi") the words hold.
 
     Also "juu" for "because", which Sheng puts before a verb ("juu nimechukua mingi");
-    standard Swahili's "juu" (up, high) comes after what it describes.
+    standard Swahili's "juu" (up, high) comes after what it describes. And "mbaya" for
+    "very".
     """
     pairs = list(pairwise(words))
     idioms = sum(
@@ -331,7 +343,16 @@ def _idioms(words: list[str], lex: Lexicon) -> int:
         if second == tail and first.endswith(head)
     )
     because = sum(1 for first, second in pairs if first == "juu" and _SW_TENSED_CHAIN.match(second))
-    return idioms + because
+    # "mbaya" straight after a verb is the street intensifier ("nimechoka mbaya"); the
+    # standard adverb is "vibaya", and "imekuwa mbaya" (has become bad) is no intensifier.
+    very = sum(
+        1
+        for first, second in pairs
+        if second == "mbaya"
+        and _SW_TENSED_CHAIN.match(first)
+        and not first.endswith(("kuwa", "onekana"))
+    )
+    return idioms + because + very
 
 
 @lru_cache(maxsize=8192)

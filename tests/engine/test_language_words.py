@@ -75,6 +75,11 @@ def test_a_message_of_unlisted_words_still_gets_its_language() -> None:
         ("mkinihold hiyo sofa mpaka Friday nitalipa", "sheng"),  # conditional -ki- tense
         ("nataka kuanzisha kabiashara kwa mtaa", "sheng"),  # street diminutive ka-
         ("naomba kahawa na sukari", "sw"),  # ... not every word starting with "ka"
+        ("nimechoka mbaya kungoja", "sheng"),  # "mbaya" for "very" after a verb
+        ("hali imekuwa mbaya sana", "sw"),  # ... not after "has become"
+        ("side moja haiskiki kitu", "sheng"),  # "sikia" clipped to "skia"
+        ("Nataka kuongea na manager, this is unacceptable", "mixed"),  # no "una-" prefix
+        ("Please nieleze jinsi ya kutumia hii", "mixed"),  # nobody borrows "please"
         ("mlisema itafika leo but sijaona kitu", "mixed"),  # nobody borrows "but"
     ],
 )

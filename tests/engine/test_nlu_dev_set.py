@@ -52,6 +52,7 @@ LANGUAGE_FLOORS = {
     "dev8": 0.92,
     "dev9": 0.97,
     "dev10": 0.95,
+    "dev11": 0.96,
 }
 
 
