@@ -93,7 +93,8 @@ _HABITUAL = re.compile(
 # Swahili verbs that end in "-anga" themselves: "mna-kaang-a" fries, it is no habitual.
 _VERBS_IN_NGA = ("kaanga", "panga", "changa", "ganga", "tanga")
 # "nili-pay", "ku-order": a hyphen between a Swahili prefix chain and an English stem.
-_HYPHENATED = re.compile(r"\b([a-z]{1,6})-([a-z]{3,})\b")
+# "ma-" and "ka-" take a two-letter stem too ("ka-TV").
+_HYPHENATED = re.compile(r"\b([a-z]{1,6})-([a-z]{2,})\b")
 # "nli-kuwa", "nme-lipa", "nta-kuja", "nsha-tuma": "ni-" clipped to "n-" before a tense.
 # Standard Swahili writes the vowel; a clipped one is street spelling.
 # "na-skia", "hai-skiki": "sikia" (hear) with its first vowel dropped, as street spelling
@@ -226,19 +227,17 @@ def _is_hybrid(word: str, lex: Lexicon) -> bool:
 
 
 def _diminutive(word: str, lex: Lexicon) -> bool:
-    """The street diminutive "ka-" on a Swahili noun: "ka-biashara", "ka-simu".
+    """The street diminutive "ka-" on a noun: "ka-biashara", "ka-simu", "ka-TV".
 
     Standard Swahili makes diminutives with "ki-"; a word that merely starts with "ka"
     ("kahawa", "kazini") is excluded by needing the whole word to be unknown.
     """
     rest = word[2:]
-    return (
-        word.startswith("ka")
-        and len(rest) >= 4
-        and rest in lex.sw
-        and not _surely(rest, "en")
-        and word not in lex.sw
-    )
+    if not word.startswith("ka") or word in lex.sw:
+        return False
+    if _ACRONYM.match(rest):
+        return True  # the dictionary check upstream keeps "kart" and "karst" out
+    return len(rest) >= 4 and rest in lex.sw and not _surely(rest, "en")
 
 
 def _english_verb_with_swahili_ending(word: str, lex: Lexicon) -> bool:
@@ -325,7 +324,8 @@ def _clipped_swahili(word: str, lex: Lexicon) -> bool:
     if _CLIPPED_NI.match(word) is None:
         return False
     full = "ni" + word[1:]
-    return full in lex.sw or sw_stem(full) in lex.sw_roots or _surely(full, "sw")
+    swahili = full in lex.sw or sw_stem(full) in lex.sw_roots or _surely(full, "sw")
+    return swahili or _is_hybrid(full, lex)  # "nta-come" is "nita-come"
 
 
 def _idioms(words: list[str], lex: Lexicon) -> int:
@@ -352,7 +352,17 @@ def _idioms(words: list[str], lex: Lexicon) -> int:
         and _SW_TENSED_CHAIN.match(first)
         and not first.endswith(("kuwa", "onekana"))
     )
-    return idioms + because + very
+    return idioms + because + very + _addressed_as_boss(words)
+
+
+def _addressed_as_boss(words: list[str]) -> int:
+    """ "mzito" (big man) opening or closing a message is a street form of address; after
+    "ni" ("mzigo ni mzito") it is only heavy."""
+    if not words:
+        return 0
+    opening = words[0] == "mzito"
+    closing = len(words) > 1 and words[-1] == "mzito" and words[-2] not in ("ni", "si", "sana")
+    return int(opening or closing)
 
 
 @lru_cache(maxsize=8192)
@@ -413,7 +423,8 @@ def _join_hyphenated(text: str) -> str:
     return _HYPHENATED.sub(
         lambda m: (
             m.group(1) + m.group(2)
-            if m.group(1) == "ma" or _SW_PREFIX_CHAIN.fullmatch(m.group(1))
+            if m.group(1) in ("ma", "ka")
+            or (len(m.group(2)) >= 3 and _SW_PREFIX_CHAIN.fullmatch(m.group(1)))
             else m.group(0)
         ),
         fold(text),

@@ -80,6 +80,10 @@ def test_a_message_of_unlisted_words_still_gets_its_language() -> None:
         ("side moja haiskiki kitu", "sheng"),  # "sikia" clipped to "skia"
         ("Nataka kuongea na manager, this is unacceptable", "mixed"),  # no "una-" prefix
         ("Please nieleze jinsi ya kutumia hii", "mixed"),  # nobody borrows "please"
+        ("Mambo vipi mzito", "sheng"),  # "mzito" closing a message: a form of address
+        ("mzigo wangu ni mzito sana", "sw"),  # ... after "ni" it is only heavy
+        ("sawa basi, ntacome kesho", "sheng"),  # a clipped "ni-" on a hybrid
+        ("Nimeona ka-TV kwa status yenu, bado iko?", "sheng"),  # the diminutive on an acronym
         ("mlisema itafika leo but sijaona kitu", "mixed"),  # nobody borrows "but"
     ],
 )

@@ -53,6 +53,7 @@ LANGUAGE_FLOORS = {
     "dev9": 0.97,
     "dev10": 0.95,
     "dev11": 0.96,
+    "dev12": 0.97,
 }
 
 
