@@ -74,8 +74,11 @@ _SW_TENSED_CHAIN = re.compile(
 # Subject (or ku-) and tense before an unknown consonant-final root: "ime-fail", "ku-chat".
 _SW_TENSED_ENGLISH = re.compile(
     rf"^(?:(?:ha|hu|si)?{_SUBJECT}(?:ja|na|li|ta|me|nge|ki|ka|sha)"
-    rf"(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji)?|ku)(?P<root>[a-z]{{3,}}{_CONSONANT_FINAL})$"
+    rf"(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji)?|ku)(?P<root>[a-z]{{2,}}{_CONSONANT_FINAL})$"
 )
+# The negative present has no tense ("ham-respond", "hai-fit"), so only an English root
+# (listed or in the dictionary) makes it a hybrid.
+_SW_NEGATIVE_ENGLISH = re.compile(rf"^(?:ha|si){_SUBJECT}?(?P<root>[a-z]{{2,}}{_CONSONANT_FINAL})$")
 # Prefix chain, a consonant-final root and a Swahili verb ending: "ina-adjust-ika".
 _SW_DERIVED_VERB = re.compile(
     rf"^(?:(?:ha|hu|si)?{_SUBJECT}(?:si)?(?:ja|na|li|ta|me|nge|ka|ki|sha)?|ku)"
@@ -220,10 +223,23 @@ def _is_hybrid(word: str, lex: Lexicon) -> bool:
         )
         if known and _SW_PREFIX_CHAIN.fullmatch(word[:cut]):
             return True
+    return (
+        _consonant_final_root(word, lex)
+        or _english_verb_with_swahili_ending(word, lex)
+        or _diminutive(word, lex)
+    )
+
+
+def _consonant_final_root(word: str, lex: Lexicon) -> bool:
+    """A root no Swahili word could end with, behind a tense ("ime-fail", "nime-log") or
+    the negative present ("ham-respond", which needs the root to be English)."""
     match = _SW_TENSED_ENGLISH.match(word)
     if match is not None and match.group("root") not in lex.sw:
         return True
-    return _english_verb_with_swahili_ending(word, lex) or _diminutive(word, lex)
+    negative = _SW_NEGATIVE_ENGLISH.match(word)
+    if negative is None:
+        return False
+    return negative.group("root") in lex.en or in_english_dictionary(negative.group("root"))
 
 
 def _diminutive(word: str, lex: Lexicon) -> bool:

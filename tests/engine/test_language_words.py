@@ -84,6 +84,7 @@ def test_a_message_of_unlisted_words_still_gets_its_language() -> None:
         ("mzigo wangu ni mzito sana", "sw"),  # ... after "ni" it is only heavy
         ("sawa basi, ntacome kesho", "sheng"),  # a clipped "ni-" on a hybrid
         ("Nimeona ka-TV kwa status yenu, bado iko?", "sheng"),  # the diminutive on an acronym
+        ("nimelog lakini hamrespond", "sheng"),  # three-letter roots; the negative present
         ("mlisema itafika leo but sijaona kitu", "mixed"),  # nobody borrows "but"
     ],
 )
