@@ -26,7 +26,7 @@ DEV_SET = DATA_DIR / "dev4.tsv"
 # (a single slang word, contraction, "-anga" habitual or "ma-" plural in a Swahili
 # sentence; dev5, dev7 and dev8), Sheng full of English words (dev10), the border
 # between Swahili and code-mixing (dev6, dev9), and all four languages as customers of
-# the six demo shops would write them (dev11, dev12).
+# the six demo shops would write them (dev11, dev12, dev13).
 LANGUAGE_DEV_SETS = {
     "dev5": DATA_DIR / "dev5_language.tsv",
     "dev6": DATA_DIR / "dev6_language.tsv",
@@ -36,6 +36,7 @@ LANGUAGE_DEV_SETS = {
     "dev10": DATA_DIR / "dev10_language.tsv",
     "dev11": DATA_DIR / "dev11_language.tsv",
     "dev12": DATA_DIR / "dev12_language.tsv",
+    "dev13": DATA_DIR / "dev13_language.tsv",
 }
 
 

@@ -47,13 +47,13 @@ UNSURE_WORD_WEIGHT = 0.35
 ENGLISH_STEM_SHARE = 0.3
 # English words that only a speaker switching languages puts in a Swahili sentence: a
 # noun can be a loan ("delivery ya Kisumu"), "but" or "because" cannot; nor can the
-# courtesy and time words every writer of our labelled sets called code-mixing
-# ("Please nieleze...": 61 mixed lines, no Swahili one).
+# courtesy, greeting and time words every writer of our labelled sets called code-mixing
+# ("Please nieleze...": 61 mixed lines, no Swahili one; "hello"/"hi": 14 and none).
 _FUNCTION_WORDS = (
     "but and so because coz cause if or then when also just even actually still already "
     "the my your our their is are was were will would can could should i you we they it "
     "this that these those with for of from about in on at per to very "
-    "please pls plz yes sorry thanks thank today tomorrow yesterday now"
+    "please pls plz yes sorry thanks thank today tomorrow yesterday now hello hi hey"
 )
 ENGLISH_FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
 # Slots of a Swahili verb's prefix chain: subject ("ni-", "m-", "zi-"), tense ("-na-",
@@ -78,7 +78,11 @@ _SW_TENSED_ENGLISH = re.compile(
 )
 # The negative present has no tense ("ham-respond", "hai-fit"), so only an English root
 # (listed or in the dictionary) makes it a hybrid.
-_SW_NEGATIVE_ENGLISH = re.compile(rf"^(?:ha|si){_SUBJECT}?(?P<root>[a-z]{{2,}}{_CONSONANT_FINAL})$")
+# The negative subjunctive too ("usini-cheat", "msi-bargain": don't).
+_SW_NEGATIVE_ENGLISH = re.compile(
+    rf"^(?:(?:ha|si){_SUBJECT}?|(?:u|m|tu|wa)si(?:ni|tu|mw|m|wa|ku)?)"
+    rf"(?P<root>[a-z]{{2,}}{_CONSONANT_FINAL})$"
+)
 # Prefix chain, a consonant-final root and a Swahili verb ending: "ina-adjust-ika".
 _SW_DERIVED_VERB = re.compile(
     rf"^(?:(?:ha|hu|si)?{_SUBJECT}(?:si)?(?:ja|na|li|ta|me|nge|ka|ki|sha)?|ku)"
@@ -291,13 +295,16 @@ def _english_noun(stem: str, lex: Lexicon) -> bool:
 
 
 def _english_root(root: str, lex: Lexicon) -> bool:
-    """A listed English word, or a longer consonant-final one lingua is sure is English.
+    """A listed English word, or a longer consonant-final English one.
 
-    Not the dictionary: clipped Swahili roots are often English words too ("ha-i-tosh-i").
+    The dictionary only for roots of five letters or more: clipped Swahili roots of four
+    are often English words too ("ha-i-tosh-i").
     """
     if root in lex.en:
         return True
-    return len(root) >= 4 and root[-1] not in "aeiou" and _surely(root, "en")
+    if len(root) < 4 or root[-1] in "aeiou":
+        return False
+    return _surely(root, "en") or (len(root) >= 5 and _english_word(root))
 
 
 def _english_word(word: str) -> bool:

@@ -85,6 +85,11 @@ def test_a_message_of_unlisted_words_still_gets_its_language() -> None:
         ("sawa basi, ntacome kesho", "sheng"),  # a clipped "ni-" on a hybrid
         ("Nimeona ka-TV kwa status yenu, bado iko?", "sheng"),  # the diminutive on an acronym
         ("nimelog lakini hamrespond", "sheng"),  # three-letter roots; the negative present
+        ("usinicheat, nataka bei ya kweli", "sheng"),  # the negative subjunctive
+        ("msinitumie ma promo tena", "sheng"),  # "ma" written apart from its noun
+        ("thanks ma", "en"),  # ... which only marks Sheng inside Swahili
+        ("una akili ama umeprogramiwa", "sheng"),  # a long dictionary root behind -iwa
+        ("Hello? Kuna mtu hapa?", "mixed"),  # nobody borrows a greeting
         ("mlisema itafika leo but sijaona kitu", "mixed"),  # nobody borrows "but"
     ],
 )

@@ -54,6 +54,7 @@ LANGUAGE_FLOORS = {
     "dev10": 0.95,
     "dev11": 0.96,
     "dev12": 0.97,
+    "dev13": 0.97,
 }
 
 
