@@ -8,7 +8,7 @@ dictionary lists headwords only, so plural, "-s", "-ing" and "-ed" endings are p
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 from english_words import get_english_words_set
 
@@ -18,6 +18,7 @@ def _headwords() -> frozenset[str]:
     return frozenset(get_english_words_set(["gcide"], lower=True, alpha=True))
 
 
+@lru_cache(maxsize=16384)  # asked for every unlisted word of every message
 def in_english_dictionary(word: str) -> bool:
     """`word` or the singular it was made from is an English headword."""
     words = _headwords()

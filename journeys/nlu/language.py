@@ -76,9 +76,9 @@ _SW_TENSED_ENGLISH = re.compile(
     rf"^(?:(?:ha|hu|si)?{_SUBJECT}(?:ja|na|li|ta|me|nge|ki|ka|sha)"
     rf"(?:ni|tu|ku|wa|mw|m|ki|zi|li|ji)?|ku)(?P<root>[a-z]{{2,}}{_CONSONANT_FINAL})$"
 )
-# The negative present has no tense ("ham-respond", "hai-fit"), so only an English root
-# (listed or in the dictionary) makes it a hybrid.
-# The negative subjunctive too ("usini-cheat", "msi-bargain": don't).
+# The negative present ("ham-respond", "hai-fit") and the negative subjunctive
+# ("usini-cheat", "msi-bargain": don't) have no tense, so only an English root (listed or
+# in the dictionary) makes them a hybrid.
 _SW_NEGATIVE_ENGLISH = re.compile(
     rf"^(?:(?:ha|si){_SUBJECT}?|(?:u|m|tu|wa)si(?:ni|tu|mw|m|wa|ku)?)"
     rf"(?P<root>[a-z]{{2,}}{_CONSONANT_FINAL})$"
@@ -104,10 +104,10 @@ _VERBS_IN_NGA = ("kaanga", "panga", "changa", "ganga", "tanga")
 _HYPHENATED = re.compile(r"\b([a-z]{1,6})-([a-z]{2,})\b")
 # "nli-kuwa", "nme-lipa", "nta-kuja", "nsha-tuma": "ni-" clipped to "n-" before a tense.
 # Standard Swahili writes the vowel; a clipped one is street spelling.
+_CLIPPED_NI = re.compile(r"^n(?=(?:li|me|ta|sha)[a-z]{2,})")
 # "na-skia", "hai-skiki": "sikia" (hear) with its first vowel dropped, as street spelling
 # has it.
 _CLIPPED_SIKIA = re.compile(r"sk(?:ia|ika|iki|ize|iza|ilize|iliza)$")
-_CLIPPED_NI = re.compile(r"^n(?=(?:li|me|ta|sha)[a-z]{2,})")
 # "Sema," or "sema boss" opening a message is the street greeting, not "say".
 _SHENG_OPENER = re.compile(
     r"^\W*(?:sema\b(?:\W*$|\s*[,!]|\s+(?:boss|bro|gee|mkuu)\b)|mtu wangu\s*[,!])"
@@ -286,9 +286,11 @@ def _english_noun(stem: str, lex: Lexicon) -> bool:
     if stem in lex.en:
         # "ma-king" is "making": a short stem needs a whole word lingua won't call English.
         return len(stem) >= 5 or not _surely("ma" + stem, "en")
-    if _ACRONYM.match(stem) or not _SW_SHAPE.match(stem):
-        # An all-consonant ("ma-tv") or consonant-final ("ma-bulb") stem cannot be Swahili.
-        return bool(_ACRONYM.match(stem)) or in_english_dictionary(stem)
+    # An all-consonant ("ma-tv") or consonant-final ("ma-bulb") stem cannot be Swahili.
+    if _ACRONYM.match(stem):
+        return True
+    if not _SW_SHAPE.match(stem):
+        return in_english_dictionary(stem)
     if len(stem) < 4 or stem in lex.sw or _surely("ma" + stem, "en"):
         return False
     return swahili_share(stem) < ENGLISH_STEM_SHARE
@@ -441,7 +443,7 @@ def detect_language(text: str) -> LanguageResult:
     return detect_with(lexicon(), text)
 
 
-def _join_hyphenated(text: str) -> str:
+def _join_hyphenated(folded: str) -> str:
     """ "nili-pay" -> "nilipay", "ma-offer" -> "maoffer": prefix and English stem are one word."""
     return _HYPHENATED.sub(
         lambda m: (
@@ -450,7 +452,7 @@ def _join_hyphenated(text: str) -> str:
             or (len(m.group(2)) >= 3 and _SW_PREFIX_CHAIN.fullmatch(m.group(1)))
             else m.group(0)
         ),
-        fold(text),
+        folded,
     )
 
 
@@ -473,9 +475,10 @@ def _code_switched(weights: dict[str, float], strong: Counter[str], words: list[
 
 
 def detect_with(lex: Lexicon, text: str) -> LanguageResult:
-    words = tokens(_join_hyphenated(text))
+    folded = fold(text)
+    words = tokens(_join_hyphenated(folded))
     weights, strong = _tally(words, lex)
-    street = _idioms(words, lex) + (_SHENG_OPENER.match(fold(text)) is not None)
+    street = _idioms(words, lex) + (_SHENG_OPENER.match(folded) is not None)
     if street:
         weights["sheng"] += street
         strong["sheng"] += street
