@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -66,3 +67,22 @@ def horizontal_overflow(page: Page) -> Any:
     return page.evaluate(
         "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
     )
+
+
+SMALL_PHONE = {"width": 360, "height": 640}
+
+
+@contextmanager
+def small_phone_page(browser: Browser, *, javascript: bool = True) -> Iterator[Page]:
+    """A cheap Android's screen (360 x 640 CSS px, density 2), optionally without script."""
+    context = browser.new_context(
+        viewport=SMALL_PHONE,  # type: ignore[arg-type]
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+        java_script_enabled=javascript,
+    )
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
