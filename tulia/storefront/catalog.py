@@ -14,16 +14,17 @@ from uuid import UUID
 
 from django.db.models import Q
 
-from tenants.accessors import get_owned, tenant_scope
+from tenants.accessors import tenant_scope
 from tenants.errors import NotFound
 from tulia.commerce.models import CatalogItem, Category, Variant
 from tulia.commerce.search import SearchFilters, search_catalog
 
 PAGE_SIZE = 12
 MAX_PAGE = 500
-SEARCH_RESULTS = 24
+SEARCH_RESULTS = PAGE_SIZE  # page weight: every card has a thumbnail
 # The listing needs only these columns (never the 384-float embedding).
 CARD_FIELDS = ("id", "name", "brand", "price", "in_stock", "image_url", "updated_at")
+SEARCH_MATERIAL = ("embedding", "search_vector", "search_text")
 
 
 @dataclass(frozen=True)
@@ -100,8 +101,9 @@ def search(tenant_id: UUID | str, query: str, category_slug: str = "") -> Listin
 def product(tenant_id: UUID | str, item_id: int) -> Product:
     """An active item of this tenant with its active variants, or NotFound."""
     with tenant_scope(tenant_id) as tid:
-        item = get_owned(CatalogItem, tid, item_id)
-        if not item.is_active:
+        found = CatalogItem.objects.defer(*SEARCH_MATERIAL).filter(tenant_id=tid, is_active=True)
+        item = found.filter(pk=item_id).first()
+        if item is None:
             raise NotFound("item not found")
         variants = list(
             Variant.objects.filter(tenant_id=tid, item=item, is_active=True).order_by("id")

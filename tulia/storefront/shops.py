@@ -7,11 +7,12 @@ same "not found" as a slug that never existed.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
-from tenants.accessors import active_senders
 from tenants.context import tenant_context
-from tenants.models import Tenant
+from tenants.models import Tenant, WhatsAppSender
 from tulia.storefront.models import ShopProfile
 
 
@@ -30,14 +31,18 @@ class Shop:
         return self.tenant.default_language
 
 
-def find_shop(slug: str) -> Shop:
+@contextmanager
+def open_shop(slug: str) -> Iterator[Shop]:
+    """The shop, inside its tenant's context for the whole block: one transaction and
+    one setting per page view, however many reads the page makes (a few ms saved)."""
     # Tenant rows are not tenant-owned (no RLS): the slug is their public name.
     tenant = Tenant.objects.filter(slug=slug, status=Tenant.Status.ACTIVE).first()
     if tenant is None:
         raise ShopNotFound(slug)
     with tenant_context(tenant.id) as tid:
         profile = ShopProfile.objects.filter(tenant_id=tid).first() or ShopProfile(tenant_id=tid)
-    senders = active_senders(tenant.id)
-    if not profile.is_published or not senders:
-        raise ShopNotFound(slug)
-    return Shop(tenant, profile, senders[0].phone_e164.lstrip("+"))
+        senders = WhatsAppSender.objects.filter(tenant_id=tid, is_active=True).order_by("id")
+        sender = senders.only("phone_e164").first()
+        if not profile.is_published or sender is None:
+            raise ShopNotFound(slug)
+        yield Shop(tenant, profile, sender.phone_e164.lstrip("+"))

@@ -14,13 +14,15 @@ import io
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 from uuid import UUID
 
 import httpx
 from django.conf import settings
 from PIL import Image, ImageOps
 
-from tulia.commerce.models import CatalogItem
+if TYPE_CHECKING:
+    from tulia.commerce.models import CatalogItem
 
 # name: (CSS width x density for cheap phones, square crop?, WebP quality)
 SIZES = {"s": (144, True, 50), "l": (480, False, 60)}

@@ -12,7 +12,7 @@ from uuid import UUID
 from django.db import connection
 from django.utils import timezone
 
-from tenants.context import tenant_context
+from tenants.accessors import tenant_scope
 from tulia.storefront.models import SourceVisits
 
 DIRECT = "direct"
@@ -38,5 +38,5 @@ def count(tenant_id: UUID | str, source: str, column: str) -> None:
         f"DO UPDATE SET {column} = {table}.{column} + 1"
     )
     visits, taps = (1, 0) if column == "visits" else (0, 1)
-    with tenant_context(tenant_id) as tid, connection.cursor() as cursor:
+    with tenant_scope(tenant_id) as tid, connection.cursor() as cursor:
         cursor.execute(sql, [str(tid), timezone.localdate(), source_tag(source), visits, taps])
