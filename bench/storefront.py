@@ -116,7 +116,7 @@ class PhotoHost:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
-def shop() -> tuple[Tenant, bool]:
+def shop() -> tuple[Tenant, int]:
     tenant = Tenant.objects.filter(slug=SLUG).first()
     if tenant is None:
         tenant = create_tenant(slug=SLUG, name="Bench Kicks", payment_methods=["mpesa_stk"])
@@ -223,8 +223,13 @@ def server_times(pages: dict[str, list[str]], runs: int) -> dict[str, dict[str, 
     return figures
 
 
+class QuietHandler(WSGIRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
 def serve() -> str:
-    server = ThreadedWSGIServer(("127.0.0.1", 0), WSGIRequestHandler)
+    server = ThreadedWSGIServer(("127.0.0.1", 0), QuietHandler)
     server.set_app(get_wsgi_application())
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return f"http://127.0.0.1:{server.server_address[1]}"

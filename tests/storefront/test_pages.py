@@ -197,12 +197,23 @@ def test_about_page_lists_the_shops_policies(
 def test_thumbnails_are_made_once_and_small(client: Client, stk_only_shop, photos) -> None:
     item = factories.item(stk_only_shop, "Photo Boot", 100, image_url=f"{photos.base_url}/b.jpg")
     _, page = _get(client, "/shop/kicks/")
-    src = unquote(re.search(rf'src="(/shop/kicks/img/{item.pk}-s\.webp[^"]*)"', page)[1])
-    first = client.get(src.replace("&amp;", "&"))
+    found = re.search(rf'src="(/shop/kicks/img/{item.pk}-s\.webp[^"]*)"', page)
+    assert found is not None
+    src = unquote(found[1])
+    first = client.get(src)
     assert first["Content-Type"] == "image/webp"
     assert "immutable" in first["Cache-Control"]
-    small = b"".join(first.streaming_content)
+    small = b"".join(first.streaming_content)  # type: ignore[attr-defined]
     assert len(small) < len(photos.photo) / 20
-    again = b"".join(client.get(src).streaming_content)
+    again = b"".join(client.get(src).streaming_content)  # type: ignore[attr-defined]
     assert again == small
     assert photos.requests == ["/b.jpg"]
+
+
+def test_a_dead_photo_is_tried_once_not_on_every_view(
+    client: Client, stk_only_shop, photos
+) -> None:
+    item = factories.item(stk_only_shop, "Lost Boot", 100, image_url=f"{photos.base_url}/gone.png")
+    for _ in range(3):
+        assert client.get(f"/shop/kicks/img/{item.pk}-s.webp").status_code == 404
+    assert photos.requests == ["/gone.png"]

@@ -48,13 +48,15 @@ def _excerpt(text: str) -> str:
     return text[:POLICY_EXCERPT].rsplit(" ", 1)[0] + "…"
 
 
-def policies(tenant_id: UUID | str) -> list[Policy]:
+def policies(tenant_id: UUID | str, language: str) -> list[Policy]:
+    """The shop's policies in the page's language (and those with no language set); a
+    shop that wrote them only in another language still shows them."""
     with tenant_scope(tenant_id) as tid:
-        documents = list(
-            Document.objects.filter(
-                tenant_id=tid, kind=SourceType.POLICY, status=Document.Status.READY
-            ).order_by("title")[:MAX_POLICIES]
-        )
+        ready = Document.objects.filter(
+            tenant_id=tid, kind=SourceType.POLICY, status=Document.Status.READY
+        ).order_by("title")
+        documents = list(ready.filter(language__in=[language, ""])[:MAX_POLICIES])
+        documents = documents or list(ready[:MAX_POLICIES])
         # DISTINCT ON: one row, the first passage, per document.
         chunks = (
             Chunk.objects.filter(tenant_id=tid, document__in=documents)

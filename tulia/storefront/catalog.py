@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
 from uuid import UUID
 
 from django.db.models import Q
@@ -50,6 +49,16 @@ class Product:
 
     def in_stock_variants(self) -> list[Variant]:
         return [v for v in self.variants if v.stock > 0]
+
+    def label(self, variant: Variant) -> str:
+        """What tells this variant from its siblings ("42", not "black, 42"), the way
+        the bot names it; every attribute when none varies."""
+        keys = sorted({key for v in self.variants for key in v.attributes})
+        varying = [k for k in keys if len({str(v.attributes.get(k)) for v in self.variants}) > 1]
+        shown = varying or keys
+        return ", ".join(str(variant.attributes[k]) for k in shown if k in variant.attributes) or (
+            variant.sku
+        )
 
     @property
     def price_from(self) -> Decimal:
@@ -111,11 +120,3 @@ def product(tenant_id: UUID | str, item_id: int) -> Product:
     for variant in variants:
         variant.item = item  # unit_price() reads the item's price without a query
     return Product(item, variants)
-
-
-def variant_label(variant: Variant) -> str:
-    return ", ".join(str(v) for _, v in sorted(variant.attributes.items())) or variant.sku
-
-
-def describe(values: dict[str, Any]) -> str:
-    return ", ".join(f"{k}: {v}" for k, v in sorted(values.items()))

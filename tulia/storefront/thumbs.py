@@ -13,6 +13,7 @@ import hashlib
 import io
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 from uuid import UUID
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 SIZES = {"s": (144, True, 50), "l": (480, False, 60)}
 FETCH_TIMEOUT = 5.0
 MAX_SOURCE_BYTES = 8 * 1024 * 1024
+RETRY_FAILED_AFTER = 3600  # seconds
 # Refuse decompression bombs before decoding: a 40-megapixel photo is plenty.
 Image.MAX_IMAGE_PIXELS = 40_000_000
 
@@ -85,8 +87,16 @@ def thumbnail(tenant_id: UUID | str, item: CatalogItem, size: str) -> Path:
     path = _path(tenant_id, item, size)
     if path.exists():
         return path
-    data = render(_fetch(item.image_url), size)
+    failed = path.with_suffix(".failed")
+    if failed.exists() and time.time() - failed.stat().st_mtime < RETRY_FAILED_AFTER:
+        raise NoThumbnail("the photo failed recently")
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        data = render(_fetch(item.image_url), size)
+    except NoThumbnail:
+        # Remembered, so a dead photo host costs one timeout an hour, not one per view.
+        failed.touch()
+        raise
     # Write then rename: two first requests at once never serve a half-written file.
     handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".part")
     with os.fdopen(handle, "wb") as file:

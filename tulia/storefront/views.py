@@ -106,10 +106,7 @@ def product_view(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
             source = _arrival(request, shop)
     except (ShopNotFound, NotFound):
         return _missing(request)
-    choices = [
-        (v, catalog.variant_label(v), format_money(v.unit_price()))
-        for v in found.in_stock_variants()
-    ]
+    choices = [(v, found.label(v), format_money(v.unit_price())) for v in found.in_stock_variants()]
     image = _image_path(shop, found.item, "l")
     return _page(
         request,
@@ -142,7 +139,7 @@ def order_view(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
         return _missing(request)
     name = found.item.name
     if chosen is not None:
-        name = f"{name} ({catalog.variant_label(chosen)})"
+        name = f"{name} ({found.label(chosen)})"
     code = ProductCode(found.item.pk, chosen.pk if chosen else None)
     text = words(shop.language)["order_text"].format(shop=shop.tenant.name, item=name, code=code)
     return redirect(whatsapp_link(shop.whatsapp_digits, text))
@@ -153,7 +150,7 @@ def order_view(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
 def about_view(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         with open_shop(slug) as shop:
-            policies = about.policies(shop.tenant.id)
+            policies = about.policies(shop.tenant.id, shop.language)
             source = _arrival(request, shop)
     except ShopNotFound:
         return _missing(request)
