@@ -3,13 +3,19 @@ explicit selection: the bot goes straight to that variant's quantity, then the t
 
 from __future__ import annotations
 
+import re
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
 import pytest
 from django.test import Client
 
 from tenants.context import tenant_context
 from tenants.models import Tenant
+from tenants.services import update_tenant
 from tests.flows.chat import start_webhook_chat
 from tulia.commerce.models import CatalogItem, Variant
+from tulia.storefront.models import SourceVisits
 
 pytestmark = pytest.mark.django_db
 
@@ -23,8 +29,6 @@ def _ids(tenant: Tenant, name: str, size: str | None = None) -> tuple[int, int |
 
 
 def _order_text(client: Client, slug: str, item_id: int, variant_id: int | None) -> str:
-    from urllib.parse import parse_qs, urlparse
-
     params = {"v": str(variant_id)} if variant_id else {}
     location = client.get(f"/shop/{slug}/p/{item_id}/order/", params)["Location"]
     return parse_qs(urlparse(location).query)["text"][0]
@@ -77,3 +81,31 @@ def test_another_shops_code_selects_nothing(stk_only_shop, mboga) -> None:
     assert "Sukuma" not in reply
     assert chat.state.get("sales_step") in (None, "")
     assert not chat.state.get("pending_item")
+
+
+def test_the_bots_catalog_link_is_the_hosted_page_with_a_clean_query(
+    client: Client, stk_only_shop: Tenant, settings: Any
+) -> None:
+    update_tenant(stk_only_shop, catalog_link_base="")  # no website of its own
+    chat = start_webhook_chat(stk_only_shop)
+    chat.send("I want sneakers")
+    chat.send("none of these")
+    reply = chat.send("something else")
+    link = re.search(r"https?://\S+", reply)
+    assert link is not None, reply
+    url = urlparse(link[0])
+    assert f"{url.scheme}://{url.netloc}" == settings.PUBLIC_BASE_URL
+    assert url.path == "/shop/kicks/"
+    assert parse_qs(url.query) == {"src": ["chat"], "q": ["sneakers"]}
+    # Following it lists the items and counts a visit brought by the chat.
+    page = client.get(url.path, parse_qs(url.query)).content.decode()
+    assert "Air Runner Black" in page
+    with tenant_context(stk_only_shop.id) as tid:
+        assert SourceVisits.objects.get(tenant_id=tid, source="chat").visits == 1
+
+
+def test_a_shops_own_website_stays_its_catalog_link(stk_only_shop: Tenant) -> None:
+    chat = start_webhook_chat(stk_only_shop)
+    reply = chat.send("see all")
+    assert "https://kicks.example.shop/catalog?q=" in reply
+    assert "/shop/kicks/" not in reply
