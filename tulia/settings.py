@@ -65,6 +65,13 @@ PUBLIC_BASE_URL = (env_str("TULIA_PUBLIC_BASE_URL", "http://localhost:8000") or 
 if not PUBLIC_BASE_URL.startswith(("http://", "https://")):
     raise ImproperEnvironment("TULIA_PUBLIC_BASE_URL must start with http:// or https://")
 
+# Hosts that server-side fetches of shop-typed URLs (item photos) may reach although they
+# are not public internet addresses: the local test servers in dev/test, never in
+# production unless an operator says so (tulia/netguard.py).
+TULIA_LOCAL_FETCH_HOSTS = env_list(
+    "TULIA_LOCAL_FETCH_HOSTS", [] if IS_PRODUCTION else ["127.0.0.1", "localhost"]
+)
+
 # --- LLM (journeys/llm/settings.py reads the env; checked here so a bad mode or plan map
 # stops start-up rather than the first turn that needs a model) -----------------------
 try:

@@ -35,11 +35,17 @@ class PhotoHost:
     def __init__(self) -> None:
         self.photo = photo_bytes()
         self.requests: list[str] = []
+        self.redirect_to = ""
         host = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 host.requests.append(self.path)
+                if host.redirect_to:
+                    self.send_response(302)
+                    self.send_header("Location", host.redirect_to)
+                    self.end_headers()
+                    return
                 found = self.path.endswith(".jpg")
                 self.send_response(200 if found else 404)
                 self.send_header("Content-Type", "image/jpeg")

@@ -14,6 +14,8 @@ from tenants.models import Tenant
 from tenants.services import update_tenant
 from tests.commerce import factories
 from tulia.commerce.models import CatalogItem
+from tulia.netguard import UnsafeAddress
+from tulia.storefront import thumbs
 from tulia.storefront.models import ShopProfile, SourceVisits
 
 pytestmark = pytest.mark.django_db
@@ -217,3 +219,16 @@ def test_a_dead_photo_is_tried_once_not_on_every_view(
     for _ in range(3):
         assert client.get(f"/shop/kicks/img/{item.pk}-s.webp").status_code == 404
     assert photos.requests == ["/gone.png"]
+
+
+def test_a_photo_redirect_to_a_private_address_is_not_followed(
+    client: Client, stk_only_shop, photos, settings
+) -> None:
+    """The shop's photo host is allowed here; the private address it redirects to is not."""
+    settings.TULIA_LOCAL_FETCH_HOSTS = ["127.0.0.1"]
+    photos.redirect_to = "http://10.1.2.3/internal.jpg"
+    item = factories.item(stk_only_shop, "Sly Boot", 100, image_url=f"{photos.base_url}/r.jpg")
+    assert client.get(f"/shop/kicks/img/{item.pk}-s.webp").status_code == 404
+    assert photos.requests == ["/r.jpg"]
+    with pytest.raises(UnsafeAddress, match="not a public address"):
+        thumbs._fetch(item.image_url)
