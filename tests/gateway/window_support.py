@@ -11,9 +11,12 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from tenants.accessors import active_senders
 from tenants.context import tenant_context
-from tenants.models import Tenant
+from tenants.models import Customer, Tenant
+from tenants.services import get_or_create_customer
 from tulia.conversations.models import Conversation, InboundMessage, OutboundMessage
+from tulia.conversations.services import open_conversation
 from tulia.whatsapp import templates
 from tulia.whatsapp.chat import ChatSession, eager_tasks
 from tulia.whatsapp.emulator import TwilioEmulator
@@ -60,3 +63,13 @@ def newest(tenant: Tenant) -> OutboundMessage:
 
 
 __all__ = ["eager_tasks"]
+
+
+def customer_who_just_wrote(tenant_id: object, phone: str = CUSTOMER) -> Customer:
+    """A customer whose 24-hour window is open (they wrote a moment ago)."""
+    customer, _ = get_or_create_customer(tenant_id, phone)
+    sender = active_senders(tenant_id)[0]
+    conversation = open_conversation(tenant_id, customer.pk, sender.pk)
+    with tenant_context(tenant_id):
+        Conversation.objects.filter(pk=conversation.pk).update(last_inbound_at=timezone.now())
+    return customer
