@@ -7,10 +7,12 @@ message as not sent with the reason, which the shop sees in admin.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from payments.models import PaymentRequest
 from payments.notify import send_outcome_once
@@ -22,9 +24,12 @@ from tulia.handoff import desk
 from tulia.handoff.escalation import HandoffRequest, escalate
 from tulia.handoff.models import Category
 from tulia.whatsapp import purposes
+from tulia.whatsapp.models import MessageTemplate
 from tulia.whatsapp.outbound import queue_reply, send_to_customer
 
 from .window_support import (
+    CUSTOMER,
+    OUR_NUMBER,
     conversation_of,
     customer_writes,
     eager_tasks,
@@ -201,3 +206,31 @@ def test_bot_reply_inside_the_window_goes_free_form(tenant, twilio) -> None:
         queue_reply(tenant.id, conversation.pk, ["Still here"], "turn")
     assert twilio.sent[-1].body == "Still here"
     assert not twilio.sent[-1].content_sid
+
+
+# --- Twilio's own refusals end the same way ------------------------------------------
+def test_twilio_63016_for_free_form_is_recorded_not_sent(tenant, twilio) -> None:
+    """Our clock says the window is open, WhatsApp's says it closed: Twilio refuses."""
+    conversation = customer_writes(tenant, twilio)
+    twilio.customer_wrote(OUR_NUMBER, CUSTOMER, at=timezone.now() - timedelta(hours=25))
+    with eager_tasks():
+        queue_reply(tenant.id, conversation.pk, ["One more thing"], "turn")
+    row = newest(tenant)
+    assert (row.status, row.error_code) == (Status.NOT_SENT, 63016)
+    assert "outside the allowed window" in row.error_message
+
+
+def test_twilio_63027_for_a_paused_template_is_recorded_not_sent(tenant, twilio) -> None:
+    conversation = customer_writes(tenant, twilio)
+    hours_pass(tenant, twilio, 25)
+    install_and_approve(tenant, twilio, purposes.ORDER_CONFIRMED)
+    with tenant_context(tenant.id):
+        template = MessageTemplate.objects.get(purpose=purposes.ORDER_CONFIRMED, language="en")
+    twilio.pause(template.content_sid)  # Meta paused it; our last sync still says approved
+    facts = {"order": "KIC-8"}
+    with eager_tasks():
+        send_to_customer(
+            tenant.id, conversation.customer_id, ["x"], "o", purpose="order_confirmed", facts=facts
+        )
+    row = newest(tenant)
+    assert (row.status, row.error_code) == (Status.NOT_SENT, 63027)
