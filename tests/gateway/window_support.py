@@ -8,6 +8,7 @@ the stored times of the customer's message back (ours and the emulator's): no sl
 from __future__ import annotations
 
 from datetime import timedelta
+from uuid import UUID
 
 from django.utils import timezone
 
@@ -65,7 +66,7 @@ def newest(tenant: Tenant) -> OutboundMessage:
 __all__ = ["eager_tasks"]
 
 
-def customer_who_just_wrote(tenant_id: object, phone: str = CUSTOMER) -> Customer:
+def customer_who_just_wrote(tenant_id: UUID | str, phone: str = CUSTOMER) -> Customer:
     """A customer whose 24-hour window is open (they wrote a moment ago)."""
     customer, _ = get_or_create_customer(tenant_id, phone)
     sender = active_senders(tenant_id)[0]
