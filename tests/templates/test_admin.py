@@ -55,9 +55,7 @@ def test_submit_and_sync_actions_show_the_rejection_reason(staff, tenant, twilio
     owner.post(reverse(INSTALL))
     row = _templates(tenant)[0]
     twilio.reject(row.content_sid, "Variable format is invalid")
-    owner.post(
-        reverse(CHANGELIST), {"action": "sync_status", "_selected_action": [str(row.pk)]}
-    )
+    owner.post(reverse(CHANGELIST), {"action": "sync_status", "_selected_action": [str(row.pk)]})
     page = owner.get(reverse(CHANGELIST)).content.decode()
     assert "Variable format is invalid" in page
     assert _templates(tenant)[0].status == "rejected"

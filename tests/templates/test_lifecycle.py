@@ -108,3 +108,17 @@ def test_another_account_cannot_read_the_content(tenant, stranger, twilio) -> No
     with pytest.raises(TwilioRestException) as caught:
         client.content.v1.contents(template.content_sid).fetch()
     assert caught.value.status == 404
+
+
+def test_beat_sync_reaches_only_shops_with_templates_under_review(tenant, stranger, twilio) -> None:
+    from tulia.whatsapp.tasks import sync_tenant_templates
+
+    installed = templates.install_starter_templates(tenant.id)
+    assert templates.tenants_with_open_templates() == [tenant.id]
+    with tenant_context(tenant.id):
+        first = MessageTemplate.objects.get(pk=installed[0])
+    twilio.approve(first.content_sid)
+    assert sync_tenant_templates(str(tenant.id)) == len(installed)
+    with tenant_context(tenant.id):
+        assert MessageTemplate.objects.get(pk=first.pk).status == Status.APPROVED
+    assert sync_tenant_templates(str(stranger.id)) == 0

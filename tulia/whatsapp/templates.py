@@ -13,7 +13,7 @@ from uuid import UUID
 from django.utils import timezone
 
 from tenants.accessors import active_senders, get_owned, get_tenant
-from tenants.context import tenant_context
+from tenants.context import operator_context, tenant_context
 from tenants.errors import NotFound
 from tulia.whatsapp.content_api import Account, content_client
 from tulia.whatsapp.models import MessageTemplate
@@ -97,6 +97,13 @@ def sync_open(tenant_id: UUID | str) -> int:
     for template_id in ids:
         sync(tid, template_id)
     return len(ids)
+
+
+def tenants_with_open_templates() -> list[UUID]:
+    """Shops with a submitted template whose status may still change (for the beat)."""
+    with operator_context("template sync: find shops with templates under review"):
+        rows = MessageTemplate.objects.filter(status__in=(Status.PENDING, Status.PAUSED))
+        return list(rows.exclude(content_sid="").values_list("tenant_id", flat=True).distinct())
 
 
 def approved_template(
