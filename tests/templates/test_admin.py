@@ -78,3 +78,22 @@ def test_sender_usage_is_shown_in_admin(staff, tenant, stranger) -> None:
     assert other.status_code in (302, 404)
     with tenant_context(stranger.id):
         assert not SenderLimit.objects.exists()
+
+
+def _add_form(body: str) -> dict[str, str]:
+    return {
+        "purpose": "", "name": "weekend_sale", "language": "en", "category": "marketing",
+        "body": body, "examples": '{"1": "10%"}',
+    }  # fmt: skip
+
+
+def test_owner_creates_a_template_in_admin_for_their_shop_only(staff, tenant, stranger) -> None:
+    owner = _login("owner_a")
+    add = reverse("admin:whatsapp_messagetemplate_add")
+    refused = owner.post(add, _add_form("{{1}} off all weekend"))
+    assert "may not start or end with a variable" in refused.content.decode()
+    response = owner.post(add, _add_form("This weekend only: {{1}} off. Reply STOP to opt out."))
+    assert response.status_code == 302
+    (row,) = _templates(tenant)
+    assert (row.name, row.status, row.content_sid) == ("weekend_sale", "draft", "")
+    assert _templates(stranger) == []
