@@ -60,6 +60,7 @@ def facts_for(payment: PaymentRequest, tenant: Tenant) -> Facts:
 def send_outcome_once(tenant_id: UUID | str, payment_id: int) -> bool:
     """Queue the outcome message unless this status was already told; True if queued."""
     from tulia.whatsapp.outbound import send_to_customer
+    from tulia.whatsapp.purposes import payment_notice  # the gate's template facts
 
     with tenant_context(tenant_id) as tid:
         payment = (
@@ -76,7 +77,8 @@ def send_outcome_once(tenant_id: UUID | str, payment_id: int) -> bool:
         lang = language_for(payment.customer.language_preference, tenant.default_language)
         body = render(facts_for(payment, tenant), lang)
         try:
-            send_to_customer(tid, payment.customer.pk, [body], f"payment-{payment.pk}")
+            notice = payment_notice(payment)
+            send_to_customer(tid, payment.customer.pk, [body], f"payment-{payment.pk}", **notice)
         except NotFound:
             logger.warning("payment %s: customer cannot be messaged (no sender)", payment.pk)
             return False

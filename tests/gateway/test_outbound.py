@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 
 from tenants.context import tenant_context
 from tenants.errors import NotFound
-from tenants.services import get_or_create_customer
 from tulia.conversations.models import OutboundMessage
 from tulia.whatsapp import delivery
 from tulia.whatsapp.backends import CONSOLE, TWILIO, backend_path
@@ -17,6 +16,7 @@ from tulia.whatsapp.outbound import queue_reply, send_to_customer
 from tulia.whatsapp.splitting import TWILIO_BODY_LIMIT, split_body
 
 from .conftest import SID_A
+from .window_support import customer_who_just_wrote
 
 pytestmark = pytest.mark.django_db
 Status = OutboundMessage.Status
@@ -24,7 +24,7 @@ Status = OutboundMessage.Status
 
 @pytest.fixture
 def customer(tenant):
-    return get_or_create_customer(tenant.id, "+254712345678")[0]
+    return customer_who_just_wrote(tenant.id)
 
 
 def _rows(tenant_id) -> list[OutboundMessage]:

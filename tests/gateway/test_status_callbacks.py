@@ -8,13 +8,13 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from tenants.context import tenant_context
-from tenants.services import get_or_create_customer
 from tulia.conversations.models import OutboundMessage
 from tulia.whatsapp.outbound import send_to_customer
 from tulia.whatsapp.schemas import parse_status
 from tulia.whatsapp.status import RANK, apply_status
 
 from .conftest import TOKEN_A, TOKEN_B, event
+from .window_support import customer_who_just_wrote
 
 pytestmark = pytest.mark.django_db
 Status = OutboundMessage.Status
@@ -23,7 +23,7 @@ OUR_SID = "SM" + "9" * 32
 
 @pytest.fixture
 def sent_message(tenant) -> OutboundMessage:
-    customer, _ = get_or_create_customer(tenant.id, "+254712345678")
+    customer = customer_who_just_wrote(tenant.id)
     (message_id,) = send_to_customer(tenant.id, customer.pk, ["Your order is paid"], "req")
     with tenant_context(tenant.id):
         OutboundMessage.objects.filter(pk=message_id).update(
@@ -59,8 +59,14 @@ def test_status_read_is_recorded(post_signed, tenant, sent_message) -> None:
 def test_status_failed_records_the_twilio_error_code(post_signed, tenant, sent_message) -> None:
     _callback(post_signed, "status_failed")
     message = _reload(tenant.id)
-    assert (message.status, message.error_code) == (Status.FAILED, 63016)
+    # 63016 (outside the window) ends like the gate's own refusal: not sent, with why.
+    assert (message.status, message.error_code) == (Status.NOT_SENT, 63016)
     assert "window" in message.error_message
+
+
+def test_status_failed_for_another_reason_stays_failed(post_signed, tenant, sent_message):
+    _callback(post_signed, "status_failed", ErrorCode="63003")
+    assert (_reload(tenant.id).status, _reload(tenant.id).error_code) == (Status.FAILED, 63003)
 
 
 def test_status_undelivered_records_the_error_code(post_signed, tenant, sent_message) -> None:
@@ -90,7 +96,7 @@ _CALLBACK_STATUSES = ["queued", "sent", "delivered", "read", "failed", "undelive
     max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 def test_any_arrival_order_ends_at_the_furthest_status(tenant, arrivals) -> None:
-    customer, _ = get_or_create_customer(tenant.id, "+254712345678")
+    customer = customer_who_just_wrote(tenant.id)
     (message_id,) = send_to_customer(tenant.id, customer.pk, ["hi"], "req")
     sid = f"SM{message_id:032x}"
     with tenant_context(tenant.id):

@@ -9,13 +9,13 @@ import pytest
 from django.utils import timezone
 
 from tenants.context import tenant_context
-from tenants.services import get_or_create_customer
 from tulia.celery import app as celery_app
 from tulia.conversations.models import InboundMessage, OutboundMessage
 from tulia.whatsapp import sweeper
 from tulia.whatsapp.outbound import send_to_customer
 
 from .conftest import TEST_QUEUE, TOKEN_B, event
+from .window_support import customer_who_just_wrote
 
 pytestmark = pytest.mark.django_db
 
@@ -83,7 +83,7 @@ def test_processing_past_the_lease_is_retried(post_signed, tenant, inline_tasks)
 
 def test_unsent_outbound_is_delivered(tenant, inline_tasks, settings) -> None:
     settings.TULIA_WHATSAPP_BACKEND = "tulia.whatsapp.backends.console.ConsoleBackend"
-    customer, _ = get_or_create_customer(tenant.id, "+254712345678")
+    customer = customer_who_just_wrote(tenant.id)
     send_to_customer(tenant.id, customer.pk, ["Your payment was received"], "req")
     with tenant_context(tenant.id):
         OutboundMessage.objects.update(created_at=timezone.now() - timedelta(minutes=1))
@@ -107,7 +107,7 @@ def test_tests_use_their_own_queue() -> None:
 @pytest.mark.usefixtures("inline_tasks")
 def test_part_left_sending_by_a_dead_worker_is_sent_again(tenant, settings) -> None:
     settings.TULIA_WHATSAPP_BACKEND = "tulia.whatsapp.backends.console.ConsoleBackend"
-    customer, _ = get_or_create_customer(tenant.id, "+254712345678")
+    customer = customer_who_just_wrote(tenant.id)
     send_to_customer(tenant.id, customer.pk, ["Your order shipped"], "req")
     long_ago = timezone.now() - timedelta(minutes=10)
     with tenant_context(tenant.id):

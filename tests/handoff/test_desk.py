@@ -10,7 +10,7 @@ from django.utils import timezone
 from tenants.context import tenant_context
 from tulia.conversations.models import Conversation, OutboundMessage
 from tulia.handoff import desk
-from tulia.handoff.errors import NotYourTicket, OutsideReplyWindow
+from tulia.handoff.errors import NotYourTicket
 from tulia.handoff.escalation import HandoffRequest, escalate
 from tulia.handoff.models import Category, HandoffTicket, TicketEvent
 
@@ -45,16 +45,21 @@ def test_reply_goes_out_through_the_gateway(tenant, claimed) -> None:
     ]
 
 
-def test_reply_outside_the_24_hour_window_is_refused_clearly(tenant, conversation, claimed):
+def test_reply_outside_the_24_hour_window_is_recorded_not_sent_with_why(
+    tenant, conversation, claimed
+):
+    """No approved "agent reply waiting" template here: the reply is kept, marked not
+    sent with the reason (tests/gateway/test_window_paths.py sends the template)."""
     ticket_id, alice = claimed
-    before = _outbound(tenant)
     with tenant_context(tenant.id):
         Conversation.objects.filter(pk=conversation.pk).update(
             last_inbound_at=timezone.now() - timedelta(hours=24, minutes=1)
         )
-    with pytest.raises(OutsideReplyWindow, match="within 24 hours"):
-        desk.reply(tenant.id, ticket_id, alice.pk, "Are you still there?", "r-2")
-    assert _outbound(tenant) == before
+    (message_id,) = desk.reply(tenant.id, ticket_id, alice.pk, "Are you still there?", "r-2")
+    with tenant_context(tenant.id):
+        row = OutboundMessage.objects.get(pk=message_id)
+    assert (row.status, row.body) == (OutboundMessage.Status.NOT_SENT, "Are you still there?")
+    assert "outside the 24-hour window" in row.error_message
 
 
 def test_only_the_assigned_agent_replies(tenant, claimed) -> None:

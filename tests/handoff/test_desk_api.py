@@ -58,7 +58,7 @@ def test_claim_reply_and_resolve_over_the_api(tenant, conversation, ticket_id) -
     assert status_of(tenant, conversation.pk) == "resolved"
 
 
-def test_reply_outside_24h_window_is_422_with_a_code(tenant, conversation, ticket_id) -> None:
+def test_reply_outside_24h_window_is_recorded_not_sent(tenant, conversation, ticket_id) -> None:
     alice = make_agent(tenant, "alice")
     client = _client_for(alice)
     client.post(_action(ticket_id, "claim"))
@@ -66,8 +66,13 @@ def test_reply_outside_24h_window_is_422_with_a_code(tenant, conversation, ticke
         Conversation.objects.filter(pk=conversation.pk).update(
             last_inbound_at=timezone.now() - timedelta(days=2)
         )
-    refused = client.post(_action(ticket_id, "reply"), {"body": "hello?"})
-    assert (refused.status_code, refused.json()["code"]) == (422, "outside_24h_window")
+    # The gate decides: no approved "agent reply waiting" template here, so the reply
+    # is kept as not sent, with the reason (tests/gateway/test_window_paths.py).
+    assert client.post(_action(ticket_id, "reply"), {"body": "hello?"}).status_code == 200
+    with tenant_context(tenant.id):
+        row = OutboundMessage.objects.latest("id")
+    assert (row.body, row.status) == ("hello?", OutboundMessage.Status.NOT_SENT)
+    assert "outside the 24-hour window" in row.error_message
 
 
 def test_notes_and_canned_replies(tenant, ticket_id) -> None:

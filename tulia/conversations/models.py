@@ -112,11 +112,23 @@ class OutboundMessage(TenantOwnedModel):
         READ = "read"
         UNDELIVERED = "undelivered"
         FAILED = "failed"
+        # Refused by the outbound gate (outside the 24-hour window with no approved
+        # template, no consent, over the messaging limit) or by Twilio for the same
+        # reasons; error_message says why, for the agent and the owner.
+        NOT_SENT = "not_sent"
 
     conversation = models.ForeignKey(
         Conversation, on_delete=models.CASCADE, related_name="outbound"
     )
     body = models.TextField()
+    # What the message is for (reply, agent_reply, payment_received…): picks the
+    # template when the window is closed.
+    purpose = models.CharField(max_length=40, blank=True)
+    # Set when the message goes out as an approved template (ContentSid + variables);
+    # `body` then holds the rendered text, for the record.
+    content_sid = models.CharField(max_length=34, blank=True)
+    content_variables = models.JSONField(default=dict, blank=True)
+    category = models.CharField(max_length=16, blank=True)
     part_index = models.PositiveSmallIntegerField(default=0)
     part_count = models.PositiveSmallIntegerField(default=1)
     request_id = models.CharField(max_length=64, blank=True)

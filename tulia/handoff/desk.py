@@ -6,7 +6,6 @@ transaction; the admin desk and the REST API are thin callers of these functions
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
 from uuid import UUID
 
 from django.contrib.auth import get_user_model
@@ -17,12 +16,11 @@ from tenants.errors import NotFound
 from tenants.models import TenantMembership
 from tulia.conversations.models import Conversation
 from tulia.handoff.announce import Notice, announce
-from tulia.handoff.errors import AlreadyClaimed, NotStaff, NotYourTicket, OutsideReplyWindow
+from tulia.handoff.errors import AlreadyClaimed, NotStaff, NotYourTicket
 from tulia.handoff.lifecycle import Move, transition
 from tulia.handoff.models import AgentPresence, HandoffTicket, TicketEvent, TicketStatus
 from tulia.whatsapp.outbound import queue_reply
-
-REPLY_WINDOW = timedelta(hours=24)
+from tulia.whatsapp.purposes import AGENT_REPLY
 
 
 def _require_staff(tenant_id: UUID, user_id: int) -> None:
@@ -79,14 +77,9 @@ def claim(tenant_id: UUID | str, ticket_id: int, agent_id: int) -> HandoffTicket
         return ticket
 
 
-def check_reply_window(conversation: Conversation, now: datetime) -> None:
-    last = conversation.last_inbound_at
-    if last is None or now - last > REPLY_WINDOW:
-        raise OutsideReplyWindow(
-            "WhatsApp only allows free-form replies within 24 hours of the customer's last "
-            "message; this customer last wrote more than 24 hours ago. Wait for them to write "
-            "again (an approved template message is needed to reach them first)."
-        )
+def _agent_name(agent_id: int) -> str:
+    agent = get_user_model().objects.filter(pk=agent_id).first()
+    return (agent.get_short_name() or agent.get_username()) if agent else "Our team"
 
 
 def reply(
@@ -99,8 +92,12 @@ def reply(
     with tenant_context(tenant_id) as tid:
         ticket = _owned_ticket(tid, ticket_id, agent_id)
         conversation = _conversation(tid, ticket)
-        check_reply_window(conversation, timezone.now())
-        ids = queue_reply(tid, conversation.pk, [text], request_id)
+        # Through the gate: outside the 24-hour window the "agent reply waiting" template
+        # carries the reply, or the message is recorded as not sent with the reason.
+        facts = {"agent": _agent_name(agent_id), "reply": text}
+        ids = queue_reply(
+            tid, conversation.pk, [text], request_id, purpose=AGENT_REPLY, facts=facts
+        )
         _log(ticket, TicketEvent.Kind.REPLY, agent_id, text)
         return ids
 

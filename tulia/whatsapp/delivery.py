@@ -24,6 +24,7 @@ from tulia.conversations.models import Conversation, OutboundMessage
 from tulia.observability import metrics
 from tulia.observability.tracing import traced
 from tulia.whatsapp.backends import OutgoingMessage, SendError, WhatsAppBackend, get_backend
+from tulia.whatsapp.gate import TEMPLATE_REFUSALS
 
 logger = logging.getLogger(__name__)
 MAX_SEND_ATTEMPTS = 6
@@ -96,7 +97,9 @@ def _deliver_one(
         auth_token=route.auth_token,
         from_address=route.from_address,
         to_address=route.to_address,
-        body=message.body,
+        body="" if message.content_sid else message.body,
+        content_sid=message.content_sid,
+        content_variables=message.content_variables,
         status_callback=status_callback_url(),
         request_id=message.request_id,
     )
@@ -137,8 +140,10 @@ def _send_failed(tenant_id: UUID, message: OutboundMessage, exc: SendError) -> N
     )
     fields: dict[str, object] = {"error_code": exc.code, "error_message": str(exc)[:500]}
     if final:
-        _mark(tenant_id, message.pk, status=Status.FAILED, **fields)
-        metrics.MESSAGES_OUT.labels(tenant=str(tenant_id), status=Status.FAILED).inc()
+        # WhatsApp's window and template refusals are the gate's "not sent", not a fault.
+        status = Status.NOT_SENT if exc.code in TEMPLATE_REFUSALS else Status.FAILED
+        _mark(tenant_id, message.pk, status=status, **fields)
+        metrics.MESSAGES_OUT.labels(tenant=str(tenant_id), status=status).inc()
         return
     _mark(tenant_id, message.pk, status=Status.PENDING, **fields)
     raise DeliveryDeferred(str(exc)) from exc

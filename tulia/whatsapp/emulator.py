@@ -1,9 +1,20 @@
-"""A local Twilio: the Messages REST endpoint, plus signed webhooks towards us.
+"""A local Twilio: the Messages and Content REST endpoints, plus signed webhooks towards us.
 
 A real HTTP server in a background thread, so the real `twilio` client library talks
 to it over a socket. It checks basic auth per account, records each message, can be
 told to fail the next N sends with 429 or 500, and sends inbound messages and status
 callbacks to our webhook signed with the account's auth token, as Twilio does.
+
+WhatsApp's rules are emulated too (protocols.md §1.7): with `strict_window` on, a
+free-form message to a customer who has not written in 24 hours (`customer_wrote`,
+on the emulator's own clock) is refused with 63016, as is a template Meta has not
+approved; a paused or disabled template is refused with 63027 and wrong variables
+with 63028. Real Twilio reports these asynchronously in a status callback; answering
+at once keeps tests simple, and our status handler maps both the same way.
+
+The Content API lives under /v1/Content (endpoints listed in emulator_content.py;
+its host is the same server). Approvals stay `received` until the test or demo calls `approve` or
+`reject(sid, reason)`, unless `auto_approve` is set.
 """
 
 from __future__ import annotations
@@ -12,8 +23,9 @@ import base64
 import json
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs
@@ -22,7 +34,9 @@ import requests
 from twilio.request_validator import RequestValidator
 
 BODY_LIMIT = 1600
+WINDOW = timedelta(hours=24)
 _PATH_PREFIX = "/2010-04-01/Accounts/"
+_CONTENT_PREFIX = "/v1/Content"
 
 
 @dataclass(frozen=True)
@@ -33,6 +47,21 @@ class SentMessage:
     from_: str
     body: str
     status_callback: str
+    content_sid: str = ""
+    content_variables: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Content:
+    """A Content API resource with its WhatsApp approval request, if any."""
+
+    sid: str
+    account_sid: str
+    friendly_name: str
+    language: str
+    variables: dict[str, str]
+    body: str
+    approval: dict[str, str] | None = None  # name, category, status, rejection_reason
 
 
 @dataclass
@@ -40,6 +69,8 @@ class EmulatorState:
     accounts: dict[str, str] = field(default_factory=dict)  # sid → auth token
     sent: list[SentMessage] = field(default_factory=list)
     failures: list[int] = field(default_factory=list)  # HTTP statuses for the next calls
+    contents: dict[str, Content] = field(default_factory=dict)
+    last_inbound: dict[tuple[str, str], datetime] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -58,6 +89,9 @@ class _Handler(BaseHTTPRequestHandler):
         return  # keep test and bench output quiet
 
     def do_POST(self) -> None:
+        if self.path.startswith(_CONTENT_PREFIX):
+            self._content("POST")
+            return
         account_sid = self._account_from_path()
         if account_sid is None:
             self._reply(404, _error(404, 20404, "The requested resource was not found"))
@@ -68,6 +102,32 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         form = {k: v[-1] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
         status, payload = self.server.emulator.create_message(account_sid, form)
+        self._reply(status, payload)
+
+    def do_GET(self) -> None:
+        if self.path.startswith(_CONTENT_PREFIX):
+            self._content("GET")
+            return
+        self._reply(404, _error(404, 20404, "The requested resource was not found"))
+
+    def _content(self, method: str) -> None:
+        """The Content API: JSON bodies, basic auth by the account that owns the content."""
+        header = self.headers.get("Authorization", "")
+        account_sid = ""
+        if header.startswith("Basic "):
+            account_sid = base64.b64decode(header[6:]).decode().partition(":")[0]
+        if not self._authorised(account_sid):
+            self._reply(401, _error(401, 20003, "Authentication Error"))
+            return
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length).decode() if length else ""
+        try:
+            data = json.loads(raw) if raw else {}
+        except json.JSONDecodeError:
+            self._reply(400, _error(400, 20001, "Invalid JSON"))
+            return
+        path = self.path.split("?", 1)[0].removeprefix(_CONTENT_PREFIX).strip("/")
+        status, payload = self.server.emulator.content_request(account_sid, method, path, data)
         self._reply(status, payload)
 
     def _account_from_path(self) -> str | None:
@@ -102,6 +162,9 @@ class TwilioEmulator:
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         self.state = EmulatorState()
+        self.strict_window = False
+        self.auto_approve = False
+        self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
         self._server = _Server((host, port), _Handler)
         self._server.emulator = self
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -132,6 +195,65 @@ class TwilioEmulator:
         with self.state.lock:
             return list(self.state.sent)
 
+    def customer_wrote(self, our_number: str, customer: str, at: datetime | None = None) -> None:
+        """Open (or date) the customer's 24-hour window with our number."""
+        pair = (_address(our_number), _address(customer))
+        with self.state.lock:
+            self.state.last_inbound[pair] = at or self.clock()
+
+    def approve(self, content_sid: str) -> None:
+        self._decide(content_sid, "approved")
+
+    def reject(self, content_sid: str, reason: str) -> None:
+        self._decide(content_sid, "rejected", reason)
+
+    def pause(self, content_sid: str) -> None:
+        self._decide(content_sid, "paused")
+
+    def _decide(self, content_sid: str, status: str, reason: str = "") -> None:
+        with self.state.lock:
+            approval = self.state.contents[content_sid].approval
+            if approval is None:
+                raise ValueError(f"{content_sid} was never submitted for approval")
+            approval.update(status=status, rejection_reason=reason)
+
+    def content(self, content_sid: str) -> Content:
+        with self.state.lock:
+            return self.state.contents[content_sid]
+
+    # --- the Content resource -------------------------------------------------------
+    def content_request(
+        self, account_sid: str, method: str, path: str, data: dict[str, Any]
+    ) -> tuple[int, dict[str, Any]]:
+        from tulia.whatsapp.emulator_content import route
+
+        return route(self, account_sid, method, path, data)
+
+    def _in_window(self, from_: str, to: str) -> bool:
+        with self.state.lock:
+            last = self.state.last_inbound.get((from_, to))
+        return last is not None and self.clock() - last < WINDOW
+
+    def _content_refusal(self, account_sid: str, form: dict[str, str]) -> tuple[int, str] | None:
+        """Why a ContentSid send is refused (error code, message), or None."""
+        with self.state.lock:
+            content = self.state.contents.get(form["ContentSid"])
+        if content is None or content.account_sid != account_sid:
+            return 21655, "The ContentSid is Invalid"
+        status = (content.approval or {}).get("status", "unsubmitted")
+        if status in ("paused", "disabled"):
+            return 63027, "Template does not exist for a language and locale"
+        try:
+            variables = json.loads(form.get("ContentVariables") or "{}")
+        except json.JSONDecodeError:
+            return 21656, "The ContentVariables Parameter is invalid"
+        if set(variables) != set(content.variables):
+            return 63028, "Number of parameters provided does not match the expected number"
+        outside = self.strict_window and not self._in_window(form["From"], form["To"])
+        if status != "approved" and outside:
+            return 63016, "Failed to send freeform message because you are outside the window"
+        return None
+
     # --- the Messages resource ------------------------------------------------------
     def create_message(self, account_sid: str, form: dict[str, str]) -> tuple[int, dict[str, Any]]:
         with self.state.lock:
@@ -144,9 +266,41 @@ class TwilioEmulator:
             return 400, _error(400, 21617, "The concatenated message body exceeds 1600 chars")
         if not form.get("To") or not form.get("From"):
             return 400, _error(400, 21604, "A 'To' and 'From' phone number is required")
+        if form.get("ContentSid"):
+            return self._create_from_content(account_sid, form)
+        if self.strict_window and not self._in_window(form["From"], form["To"]):
+            return 400, _error(
+                400,
+                63016,
+                "Failed to send freeform message because you are outside the "
+                "allowed window. If you are using WhatsApp, please use a Message Template.",
+            )
         message = SentMessage(
             new_sid(), account_sid, form["To"], form["From"], body, form.get("StatusCallback", "")
         )
+        with self.state.lock:
+            self.state.sent.append(message)
+        return 201, self._message_json(message)
+
+    def _create_from_content(
+        self, account_sid: str, form: dict[str, str]
+    ) -> tuple[int, dict[str, Any]]:
+        if form.get("Body") or form.get("MediaUrl"):
+            return 400, _error(400, 21619, "Send either Body/MediaUrl or ContentSid, not both")
+        refusal = self._content_refusal(account_sid, form)
+        if refusal is not None:
+            return 400, _error(400, *refusal)
+        content = self.content(form["ContentSid"])
+        variables = {
+            str(k): str(v) for k, v in json.loads(form.get("ContentVariables") or "{}").items()
+        }
+        body = content.body
+        for number, value in variables.items():
+            body = body.replace("{{" + number + "}}", value)
+        message = SentMessage(
+            new_sid(), account_sid, form["To"], form["From"], body,
+            form.get("StatusCallback", ""), content.sid, variables,
+        )  # fmt: skip
         with self.state.lock:
             self.state.sent.append(message)
         return 201, self._message_json(message)
@@ -179,6 +333,10 @@ class TwilioEmulator:
 
 
 # --- webhooks towards our server ------------------------------------------------------
+def _address(number: str) -> str:
+    return number if number.startswith("whatsapp:") else f"whatsapp:{number}"
+
+
 def signed_post(
     url: str,
     auth_token: str,
@@ -258,8 +416,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8010)
     parser.add_argument("--account", action="append", default=[], help="SID:TOKEN")
+    parser.add_argument(
+        "--auto-approve", action="store_true", help="approve WhatsApp templates on submission"
+    )
     args = parser.parse_args(argv)
     with TwilioEmulator(args.host, args.port) as emulator:
+        emulator.auto_approve = args.auto_approve
         for pair in args.account:
             sid, _, token = pair.partition(":")
             emulator.add_account(sid, token)

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from tenants.context import tenant_context
 from tulia.conversations.models import OutboundMessage
+from tulia.whatsapp.gate import TEMPLATE_REFUSALS
 from tulia.whatsapp.schemas import StatusForm
 
 logger = logging.getLogger(__name__)
@@ -31,6 +32,7 @@ RANK: dict[str, int] = {
     Status.DELIVERED: 4,
     Status.UNDELIVERED: 4,
     Status.FAILED: 4,
+    Status.NOT_SENT: 4,
     Status.READ: 5,
 }
 _ALIASES = {"sending": Status.QUEUED, "scheduled": Status.QUEUED}
@@ -43,6 +45,8 @@ def lower_than(status: str) -> list[str]:
 def apply_status(tenant_id: UUID | str, form: StatusForm) -> bool:
     """Record the callback's status on our message; False when it changed nothing."""
     status = _ALIASES.get(form.message_status, form.message_status)
+    if status in (Status.FAILED, Status.UNDELIVERED) and form.error_code in TEMPLATE_REFUSALS:
+        status = Status.NOT_SENT  # outside the window or a refused template: as the gate's
     if status not in RANK:
         logger.info("ignoring Twilio status %r for %s", form.message_status, form.message_sid)
         return False

@@ -14,9 +14,11 @@ from celery import Task
 
 from tulia.celery import app
 from tulia.conversations import pipeline
-from tulia.whatsapp import delivery, sweeper
+from tulia.whatsapp import delivery, sweeper, templates
 
 SWEEP_EVERY_SECONDS = 10.0
+# Meta reviews templates in minutes to a day; asking every 10 minutes is plenty.
+TEMPLATE_SYNC_EVERY_SECONDS = 600.0
 BUSY_RETRIES = 200
 
 
@@ -62,7 +64,25 @@ def sweep() -> dict[str, int]:
     }
 
 
+@app.task(name="whatsapp.sync_templates", acks_late=True)
+def sync_templates() -> int:
+    """Fan out: one sync task per shop with a template whose approval may still change."""
+    tenant_ids = templates.tenants_with_open_templates()
+    for tenant_id in tenant_ids:
+        sync_tenant_templates.delay(str(tenant_id))
+    return len(tenant_ids)
+
+
+@app.task(name="whatsapp.sync_tenant_templates", acks_late=True)
+def sync_tenant_templates(tenant_id: str) -> int:
+    return templates.sync_open(tenant_id)
+
+
 app.conf.beat_schedule = {
     **(app.conf.beat_schedule or {}),
     "whatsapp-sweep": {"task": "whatsapp.sweep", "schedule": SWEEP_EVERY_SECONDS},
+    "whatsapp-template-sync": {
+        "task": "whatsapp.sync_templates",
+        "schedule": TEMPLATE_SYNC_EVERY_SECONDS,
+    },
 }

@@ -18,6 +18,7 @@ DEMO_SEEDERS: Sequence[str] = (
     "tulia.commerce.demo:seed_commerce",
     "kb.demo:seed_documents",
     "payments.demo:seed_payment_accounts",
+    "tulia.whatsapp.demo:seed_templates",
 )
 
 

@@ -14,7 +14,9 @@ class OutgoingMessage(BaseModel):
     auth_token: str
     from_address: str  # whatsapp:+254…
     to_address: str
-    body: str
+    body: str  # empty when the message is a template
+    content_sid: str = ""
+    content_variables: dict[str, str] = {}
     status_callback: str | None = None
     request_id: str = ""
 

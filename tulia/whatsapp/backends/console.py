@@ -19,10 +19,12 @@ class ConsoleBackend:
 
     def send(self, message: OutgoingMessage) -> SendResult:
         logger.info(
-            "whatsapp to=%s from=%s request_id=%s\n%s",
+            "whatsapp to=%s from=%s request_id=%s content_sid=%s variables=%s\n%s",
             message.to_address,
             message.from_address,
             message.request_id,
+            message.content_sid or "-",
+            message.content_variables or "-",
             message.body,
         )
         return SendResult(sid="SM" + uuid.uuid4().hex, status="sent")

@@ -8,6 +8,8 @@ retrying; other 4xx (invalid number, outside the 24-hour window…) are not.
 
 from __future__ import annotations
 
+import json
+
 import requests
 from twilio.base.exceptions import TwilioRestException
 from twilio.http.http_client import TwilioHttpClient
@@ -45,9 +47,15 @@ class TwilioBackend:
         options: dict[str, str] = {}
         if message.status_callback:
             options["status_callback"] = message.status_callback
+        # A template goes by ContentSid + ContentVariables and never with a Body.
+        if message.content_sid:
+            options["content_sid"] = message.content_sid
+            options["content_variables"] = json.dumps(message.content_variables)
+        else:
+            options["body"] = message.body
         try:
             created = _client(message).messages.create(
-                to=message.to_address, from_=message.from_address, body=message.body, **options
+                to=message.to_address, from_=message.from_address, **options
             )
         except TwilioRestException as exc:
             raise _classify(exc) from exc
