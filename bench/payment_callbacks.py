@@ -43,12 +43,11 @@ from celery.contrib.testing.worker import start_worker  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.core.servers.basehttp import ThreadedWSGIServer, WSGIRequestHandler  # noqa: E402
 from django.core.wsgi import get_wsgi_application  # noqa: E402
-from django.urls import reverse  # noqa: E402
 
 from payments.accounts import configure_mpesa  # noqa: E402
 from payments.models import PaymentEvent, PaymentMethod, PaymentRequest  # noqa: E402
 from payments.outcomes import stk_outcome  # noqa: E402
-from payments.routes import route_token  # noqa: E402
+from payments.routes import callback_path  # noqa: E402
 from tenants.context import tenant_context  # noqa: E402
 from tenants.services import (  # noqa: E402
     create_tenant,
@@ -201,7 +200,7 @@ def main() -> int:
     expected = {pk: stk_outcome(code).status for _, pk, _, code in plan}
 
     server, base = serve()
-    path = reverse("payments:stk_callback", kwargs={"token": route_token(tenant_id)})
+    path = callback_path(tenant_id, "stk_callback")
     celery_app.conf.task_always_eager = False
     with start_worker(
         celery_app,
