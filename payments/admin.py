@@ -177,7 +177,7 @@ class PaymentRequestAdmin(_ReviewAdmin):
     search_fields = ("order__reference", "receipt", "provider_reference", "account_reference")
     readonly_fields = [f.name for f in PaymentRequest._meta.fields]
     inlines = (EventInline,)
-    actions = (
+    actions: Any = (
         *_ReviewAdmin.actions,
         admin_actions.confirm_on_statement,
         admin_actions.refuse_not_on_statement,

@@ -21,7 +21,10 @@ def owner_only(request: HttpRequest) -> bool:
     return bool(request.user.is_superuser or request_role(request) == TenantMembership.Role.OWNER)
 
 
-@admin.action(description="Start callback-secret rotation (old secrets keep working)")
+@admin.action(
+    description="Start callback-secret rotation (old secrets keep working)",
+    permissions=["change"],
+)
 def start_callback_rotation(
     modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Any]
 ) -> None:
@@ -37,7 +40,10 @@ def start_callback_rotation(
     )
 
 
-@admin.action(description="Confirm switch to new callback secrets (old ones stop working)")
+@admin.action(
+    description="Confirm switch to new callback secrets (old ones stop working)",
+    permissions=["change"],
+)
 def confirm_callback_rotation(
     modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Any]
 ) -> None:

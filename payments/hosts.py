@@ -40,7 +40,7 @@ def base_url_problem(url: str, documented: dict[str, str]) -> str:
     allowlist = {entry.lower() for entry in settings.TULIA_PROVIDER_HOST_ALLOWLIST}
     if host in allowlist or (port is not None and f"{host}:{port}" in allowlist):
         return ""
-    known = {urlsplit(base).hostname for base in documented.values()}
+    known = {name for base in documented.values() if (name := urlsplit(base).hostname)}
     if host in known and parts.scheme == "https" and port in (None, 443):
         return ""
     return f"only the provider's documented hosts are allowed ({', '.join(sorted(known))})"

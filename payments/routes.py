@@ -19,7 +19,6 @@ from django.db import transaction
 from django.urls import reverse
 
 from payments.models import CallbackPurpose, CallbackSecret
-from tenants.crypto import Secret
 
 # Callback URL name → the purpose whose secret it carries.
 PURPOSE_OF: dict[str, str] = {
@@ -41,7 +40,7 @@ def _digest(secret: str) -> str:
 def _issue(tenant_id: UUID | str, purpose: str) -> str:
     secret = secrets.token_urlsafe(32)
     CallbackSecret.objects.create(
-        tenant_id=tenant_id, purpose=purpose, digest=_digest(secret), secret=Secret(secret)
+        tenant_id=tenant_id, purpose=purpose, digest=_digest(secret), secret=secret
     )
     return secret
 
@@ -117,5 +116,6 @@ def confirm_rotation(tenant_id: UUID | str) -> int:
         for purpose in CallbackPurpose.values:
             rows = CallbackSecret.objects.filter(tenant_id=tenant_id, purpose=purpose)
             newest = rows.order_by("-created_at", "-pk").values_list("pk", flat=True).first()
-            retired += rows.exclude(pk=newest).delete()[0]
+            if newest is not None:
+                retired += rows.exclude(pk=newest).delete()[0]
     return retired

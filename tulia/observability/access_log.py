@@ -14,7 +14,7 @@ from gunicorn.glogging import Logger
 from tulia.observability.logs import scrub_text
 
 
-class ScrubbingLogger(Logger):  # type: ignore[misc]
+class ScrubbingLogger(Logger):
     def atoms(self, resp: Any, req: Any, environ: Any, request_time: Any) -> dict[str, Any]:
         atoms: dict[str, Any] = super().atoms(resp, req, environ, request_time)
         return {k: scrub_text(v) if isinstance(v, str) else v for k, v in atoms.items()}
