@@ -389,7 +389,10 @@ class DarajaEmulator(EmulatorServer):
             "ConversationID": conversation_id,
             "TransactionID": _code(10),
         }
-        if self.initiators.get(str(body["Initiator"])) != body["SecurityCredential"]:
+        # With initiators registered, the credential must match; with none (demo, most
+        # tests), any initiator is taken, like the sandbox's shared test initiator.
+        known = self.initiators.get(str(body["Initiator"]), body["SecurityCredential"])
+        if self.initiators and known != body["SecurityCredential"]:
             result.update(ResultCode=2001, ResultDesc="The initiator information is invalid.")
         elif payment is None or payment.shortcode != str(body["PartyA"]):
             result.update(ResultCode="R000001", ResultDesc="The transaction could not be found.")
