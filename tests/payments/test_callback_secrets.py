@@ -190,3 +190,22 @@ def _elapsed() -> Any:
     from datetime import timedelta
 
     return timedelta(milliseconds=3)
+
+
+def test_the_request_object_django_logs_is_scrubbed_too(shop, rf) -> None:
+    """django.request adds the request as an extra; its repr shows the path."""
+    path = callback_path(shop.id, "txn_status_result")
+    secret = current_secret(shop.id, CallbackPurpose.TXN_STATUS)
+    spec = dict(logging_config("DEBUG", json=True)["formatters"]["structured"])
+    formatter = spec.pop("()")(**spec)
+    buffer = io.StringIO()
+    sink = logging.StreamHandler(buffer)
+    sink.setFormatter(formatter)
+    log = logging.getLogger("django.request")
+    log.addHandler(sink)
+    try:
+        log.error("Internal Server Error: %s", path, extra={"request": rf.post(path)})
+    finally:
+        log.removeHandler(sink)
+    assert "WSGIRequest" in buffer.getvalue()
+    assert secret not in buffer.getvalue()

@@ -48,7 +48,11 @@ def _scrub_value(value: Any, depth: int = 0) -> Any:
         }
     if isinstance(value, list | tuple):
         return [_scrub_value(v, depth + 1) for v in value]
-    return value
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    # Any other object would be rendered by its repr (Django's `request` extra shows the
+    # path, and a payment callback path carries a secret): scrub that text instead.
+    return scrub_text(repr(value))
 
 
 def scrub_secrets(
