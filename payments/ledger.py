@@ -160,8 +160,8 @@ def close_claims(payment: PaymentRequest, verdict: PaymentEvent) -> None:
         else:
             claim.outcome, claim.needs_review = Result.CONFLICT, True
             claim.note = "a different claim for the same payment"
-        claim.processed_at = timezone.now()
-        claim.save(update_fields=["outcome", "needs_review", "note", "processed_at"])
+        # processed_at stays when the claim was held: the verdict has its own event.
+        claim.save(update_fields=["outcome", "needs_review", "note"])
 
 
 def _other_phone(payment: PaymentRequest, phone: str) -> bool:

@@ -123,6 +123,14 @@ class DarajaEmulator(EmulatorServer):
     def script_status(self, **outcome: Any) -> None:
         self.status_scripts.append(StatusScript(**outcome))
 
+    def record_push(self, checkout_id: str, result_code: int = 0) -> None:
+        """A push the customer already answered, for callers that made the payment row
+        themselves (benches): STK Query then answers `result_code` for it."""
+        push = StkPush({}, "", checkout_id, StkScript(result_code=result_code))
+        push.done_at = time.monotonic()
+        push.done.set()
+        self.pushes[checkout_id] = push
+
     def record_c2b(self, trans_id: str, shortcode: str, amount: str, bill_ref: str = "") -> None:
         """M-Pesa records a Paybill/Till payment (without calling anyone's URLs)."""
         self.c2b_payments[trans_id] = C2BPayment(trans_id, shortcode, amount, bill_ref)

@@ -29,7 +29,7 @@ ACCOUNT_REFERENCE_MAX = 12
 TRANSACTION_DESC_MAX = 13
 # Seconds between STK queries confirming a success claim: quick at first (the query
 # usually agrees within seconds), then no faster than Daraja's Spike Arrest tolerates.
-VERIFY_DELAYS = (2, 3, 5, 8, 13, 20, 30)
+VERIFY_DELAYS = (1, 2, 3, 5, 8, 13, 20, 30)
 
 
 def _ascii_ref(text: str, limit: int) -> str:
