@@ -251,3 +251,17 @@ def test_an_agent_cannot_confirm_from_the_statement(shop, held) -> None:
 def test_a_strangers_owner_cannot_confirm_this_shops_payment(shop, other_shop, held) -> None:
     decide(staff(other_shop, "stranger_stmt", "owner"), held, "confirm_on_statement")
     assert payment_of(shop, held.pk).status == PaymentStatus.PENDING_VERIFICATION
+
+
+def test_a_push_being_confirmed_blocks_a_second_prompt(shop, daraja, make_order) -> None:
+    from payments.errors import PaymentError
+
+    payment = pushed(shop, daraja, make_order)
+    with tenant_context(shop.id) as tid:
+        PaymentRequest.objects.filter(tenant_id=tid, pk=payment.pk).update(
+            status=PaymentStatus.PENDING_VERIFICATION
+        )
+    assert payment.order_id is not None
+    with pytest.raises(PaymentError) as refused:
+        initiate_stk_push(shop.id, payment.order_id, confirmed_amount=Decimal(1500), attempt=2)
+    assert refused.value.code == "payment_in_progress"
