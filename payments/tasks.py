@@ -122,11 +122,29 @@ def sweep_pending_stk() -> int:
     for tenant_id, payment_id in stuck:
         # The chain of checks was lost (worker died): one last check decides.
         verify_stk_payment.delay(tenant_id, payment_id, VERIFY_LAST_ATTEMPT)
-    return len(due) + len(stuck)
+    unanswered = unanswered_c2b_verifications()
+    for tenant_id, payment_id in unanswered:
+        request_c2b_status.delay(tenant_id, payment_id)  # gives up after a few calls
+    return len(due) + len(stuck) + len(unanswered)
 
 
 VERIFY_LAST_ATTEMPT = 10_000  # past any tenant's number of checks: answer or give up
 VERIFY_STUCK_AFTER = timedelta(minutes=10)
+
+
+def unanswered_c2b_verifications() -> list[tuple[str, int]]:
+    """Held C2B payments of shops with an initiator whose last status call went unanswered
+    (lost call, lost verdict) for a while. Shops without one wait for staff instead."""
+    cutoff = timezone.now() - VERIFY_STUCK_AFTER
+    with operator_context("payments: find C2B confirmations with no status verdict"):
+        asking = MpesaAccount.objects.exclude(initiator_name="").values_list("tenant_id")
+        rows = PaymentRequest.objects.filter(
+            method=PaymentMethod.MPESA_C2B,
+            status=PaymentStatus.PENDING_VERIFICATION,
+            tenant_id__in=asking,
+            updated_at__lt=cutoff,
+        ).exclude(last_queried_at__gt=cutoff)
+        return [(str(t), pk) for t, pk in rows.values_list("tenant_id", "pk")[:500]]
 
 
 def stuck_stk_verifications() -> list[tuple[str, int]]:

@@ -15,6 +15,7 @@ import httpx
 from django.utils import timezone
 
 from payments.accounts import mpesa_account
+from payments.inbox import store_event
 from payments.ledger import Evidence, close_claims, refuse_unconfirmed, settle
 from payments.models import (
     MpesaAccount,
@@ -32,6 +33,8 @@ from tenants.context import tenant_context
 
 logger = logging.getLogger("tulia.payments.mpesa")
 Result = PaymentEvent.Outcome
+# Calls per payment before an unanswered claim is given up (the sweep re-asks).
+MAX_STATUS_CALLS = 3
 
 
 def request_status(
@@ -47,8 +50,15 @@ def request_status(
         ).first()
         if payment is None:
             return None
+        asked = TransactionStatusCheck.objects.filter(tenant_id=tid, payment=payment).count()
+        if asked >= MAX_STATUS_CALLS:
+            return _give_up(payment, asked)
         check = TransactionStatusCheck.objects.create(
             tenant_id=tid, payment=payment, originator_conversation_id=f"tulia-{uuid4().hex}"
+        )
+        # Marks when we last asked: the sweep asks again only after a quiet while.
+        PaymentRequest.objects.filter(tenant_id=tid, pk=payment.pk).update(
+            last_queried_at=timezone.now(), query_count=asked + 1
         )
     # The check row is committed before the call: the verdict may arrive before we
     # have read the acknowledgement, and must find the call it answers.
@@ -64,6 +74,19 @@ def request_status(
         )
     _reprocess_waiting(tid, check.originator_conversation_id)
     return check.originator_conversation_id
+
+
+def _give_up(payment: PaymentRequest, asked: int) -> str:
+    """M-Pesa never gave a verdict on our calls: treated like a denial, for a person."""
+    locked = PaymentRequest.objects.select_for_update().get(pk=payment.pk)
+    event = store_event(
+        payment.tenant_id,
+        PaymentEvent.Kind.TXN_STATUS_TIMEOUT,
+        "",
+        reference=payment.provider_reference,
+        note=f"no verdict after {asked} Transaction Status calls",
+    )
+    return refuse_unconfirmed(locked, event, f"no Transaction Status verdict after {asked} calls")
 
 
 def _reprocess_waiting(tenant_id: UUID, originator_id: str) -> None:

@@ -265,3 +265,34 @@ def test_a_push_being_confirmed_blocks_a_second_prompt(shop, daraja, make_order)
     with pytest.raises(PaymentError) as refused:
         initiate_stk_push(shop.id, payment.order_id, confirmed_amount=Decimal(1500), attempt=2)
     assert refused.value.code == "payment_in_progress"
+
+
+def test_unanswered_status_calls_are_repeated_by_the_sweep_then_given_up(
+    shop, daraja, make_order, post_callback
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from payments.mpesa.status import request_status
+    from payments.tasks import unanswered_c2b_verifications
+
+    order = make_order(shop, 1500, ref=FIXTURE_REFERENCE)
+    daraja.record_c2b("TKN2L5Y7QA", "174379", "1500.00")
+    post_callback(shop, "c2b_confirmation", mpesa_fixture("c2b_confirmation.json"))
+    payment = c2b_payment(shop)  # its verdict never arrives (not delivered)
+    assert unanswered_c2b_verifications() == []  # just asked
+    long_ago = timezone.now() - timedelta(minutes=11)
+    with tenant_context(shop.id) as tid:
+        PaymentRequest.objects.filter(tenant_id=tid, pk=payment.pk).update(
+            updated_at=long_ago, last_queried_at=long_ago
+        )
+    assert unanswered_c2b_verifications() == [(str(shop.id), payment.pk)]
+    request_status(shop.id, payment.pk)
+    request_status(shop.id, payment.pk)
+    assert len(daraja.status_calls) == 3
+    assert request_status(shop.id, payment.pk) == Outcome.UNCONFIRMED
+    assert len(daraja.status_calls) == 3
+    given_up = c2b_payment(shop)
+    assert (given_up.status, given_up.suspected_forgery) == (PaymentStatus.UNKNOWN, True)
+    assert order_of(shop, order.pk).status == "draft"
