@@ -43,12 +43,12 @@ from celery.contrib.testing.worker import start_worker  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.core.servers.basehttp import ThreadedWSGIServer, WSGIRequestHandler  # noqa: E402
 from django.core.wsgi import get_wsgi_application  # noqa: E402
-from django.urls import reverse  # noqa: E402
 
 from payments.accounts import configure_mpesa  # noqa: E402
+from payments.emulators.daraja import DarajaEmulator  # noqa: E402
 from payments.models import PaymentEvent, PaymentMethod, PaymentRequest  # noqa: E402
 from payments.outcomes import stk_outcome  # noqa: E402
-from payments.routes import route_token  # noqa: E402
+from payments.routes import callback_path  # noqa: E402
 from tenants.context import tenant_context  # noqa: E402
 from tenants.services import (  # noqa: E402
     create_tenant,
@@ -67,7 +67,7 @@ class _QuietHandler(WSGIRequestHandler):
         pass
 
 
-def setup_shop(pushes: int) -> tuple[str, list[tuple[str, int, Decimal]]]:
+def setup_shop(pushes: int, daraja_url: str) -> tuple[str, list[tuple[str, int, Decimal]]]:
     """A fresh tenant with `pushes` pending STK payments: (checkout id, pk, amount)."""
     tag = uuid.uuid4().hex[:8]
     tenant = create_tenant(
@@ -81,7 +81,7 @@ def setup_shop(pushes: int) -> tuple[str, list[tuple[str, int, Decimal]]]:
     )
     configure_mpesa(
         tenant.id,
-        base_url="http://127.0.0.1:9",
+        base_url=daraja_url,
         shortcode="174379",
         consumer_key="k",
         consumer_secret="s",  # noqa: S106 - throwaway bench value
@@ -143,8 +143,15 @@ def serve() -> tuple[ThreadedWSGIServer, str]:
 
 
 def processed(tenant_id: str) -> Counter[str]:
+    """Outcomes of the posted callbacks (the STK queries confirming them not counted)."""
     with tenant_context(tenant_id) as tid:
-        return Counter(PaymentEvent.objects.filter(tenant_id=tid).values_list("outcome", flat=True))
+        callbacks = PaymentEvent.objects.filter(tenant_id=tid, kind=PaymentEvent.Kind.STK_CALLBACK)
+        return Counter(callbacks.values_list("outcome", flat=True))
+
+
+def all_decided(tenant_id: str, posted: int) -> bool:
+    counts = processed(tenant_id)
+    return sum(counts.values()) >= posted and not (counts["received"] or counts["verifying"])
 
 
 def wait_for_messages(tenant_id: str, expected: int, timeout: float = 300) -> int:
@@ -192,16 +199,21 @@ def main() -> int:
     call_command("migrate", verbosity=0)
     uniques = round(args.callbacks * (1 - args.duplicates))
     duplicates = args.callbacks - uniques
-    tenant_id, pushes = setup_shop(uniques)
+    # Success callbacks are confirmed by STK Query: the emulator knows every push's end.
+    daraja = DarajaEmulator("k", "s", "p").start()
+    assert isinstance(daraja, DarajaEmulator)
+    tenant_id, pushes = setup_shop(uniques, daraja.base_url)
     rng = random.Random(7)
     plan = [(cid, pk, amount, rng.choice(CODES)) for cid, pk, amount in pushes]
+    for cid, _, _, code in plan:
+        daraja.record_push(cid, code)
     bodies = [callback_body(cid, code, amount, n) for n, (cid, _, amount, code) in enumerate(plan)]
     posts = bodies + [rng.choice(bodies) for _ in range(duplicates)]
     rng.shuffle(posts)
     expected = {pk: stk_outcome(code).status for _, pk, _, code in plan}
 
     server, base = serve()
-    path = reverse("payments:stk_callback", kwargs={"token": route_token(tenant_id)})
+    path = callback_path(tenant_id, "stk_callback")
     celery_app.conf.task_always_eager = False
     with start_worker(
         celery_app,
@@ -227,7 +239,7 @@ def main() -> int:
             )
         answered = time.perf_counter() - started
         deadline = time.monotonic() + 600
-        while sum(processed(tenant_id).values()) - processed(tenant_id)["received"] < len(posts):
+        while not all_decided(tenant_id, len(posts)):
             if time.monotonic() > deadline:
                 break
             time.sleep(0.2)
@@ -235,6 +247,7 @@ def main() -> int:
         told = wait_for_messages(tenant_id, uniques)
         messaged = time.perf_counter() - started
     server.shutdown()
+    daraja.stop()
     checks = verify(tenant_id, expected, uniques, duplicates)
     print(
         f"callbacks posted: {len(posts)} ({uniques} unique, {duplicates} duplicates), "

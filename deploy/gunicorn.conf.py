@@ -11,6 +11,8 @@ timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = 20
 keepalive = 5
 accesslog = "-"
+# Access lines go through the log scrubber: payment callback paths carry secrets.
+logger_class = "tulia.observability.access_log.ScrubbingLogger"
 max_requests = 2000  # recycle workers to bound slow leaks
 max_requests_jitter = 200
 

@@ -7,7 +7,7 @@ from uuid import UUID
 
 from payments.errors import NotConfigured
 from payments.models import MpesaAccount, PesapalAccount
-from payments.routes import route_token
+from payments.routes import ensure_secrets
 from tenants.context import tenant_context
 
 
@@ -35,7 +35,7 @@ def configure_mpesa(tenant_id: UUID | str, **fields: Any) -> MpesaAccount:
             setattr(account, name, value)
         account.full_clean(exclude=["tenant"])
         account.save()
-        route_token(tid)
+        ensure_secrets(tid)
         return account
 
 
@@ -48,5 +48,5 @@ def configure_pesapal(tenant_id: UUID | str, **fields: Any) -> PesapalAccount:
             setattr(account, name, value)
         account.full_clean(exclude=["tenant"])
         account.save()
-        route_token(tid)
+        ensure_secrets(tid)
         return account

@@ -1,5 +1,8 @@
 """Admin: provider accounts (secrets write-only, masked), payments and events read-only,
-and the reconciliation queue of everything a person must look at."""
+and the reconciliation queue of everything a person must look at.
+
+Owners also rotate the callback secrets here (payments.routes) and, for shops without
+a Daraja API initiator, confirm C2B payments from the M-Pesa statement (audited)."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 
+from payments import admin_actions
 from payments.models import (
     MpesaAccount,
     PaymentEvent,
@@ -34,6 +38,7 @@ class _SecretsForm(forms.ModelForm):
     """Secrets are write-only: never rendered back; blank keeps the stored one."""
 
     secret_fields: tuple[str, ...] = ()
+    optional_secret_fields: tuple[str, ...] = ()
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
@@ -44,15 +49,19 @@ class _SecretsForm(forms.ModelForm):
                 cleaned[name] = Secret(typed)
             elif stored:
                 cleaned[name] = stored
+            elif name in self.optional_secret_fields:
+                cleaned[name] = Secret("")
             else:
                 self.add_error(name, "Required for a new account.")
         return cleaned
 
 
 class MpesaAccountForm(_SecretsForm):
-    secret_fields = ("consumer_secret", "passkey")
+    secret_fields = ("consumer_secret", "passkey", "security_credential")
+    optional_secret_fields = ("security_credential",)
     consumer_secret = _secret_field()
     passkey = _secret_field()
+    security_credential = _secret_field()
 
     class Meta:
         model = MpesaAccount
@@ -70,6 +79,8 @@ class MpesaAccountForm(_SecretsForm):
             "stk_query_after_seconds",
             "stk_give_up_after_seconds",
             "source_ip_check",
+            "initiator_name",
+            "security_credential",
         )
 
 
@@ -91,6 +102,17 @@ class MpesaAccountAdmin(TenantScopedAdmin):
     form = MpesaAccountForm
     list_display = ("__str__", "environment", "masked_secret", "masked_passkey", "tenant")
     readonly_fields = ("c2b_registered_at", "created_at")
+    actions = (admin_actions.start_callback_rotation, admin_actions.confirm_callback_rotation)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        fields = tuple(super().get_readonly_fields(request, obj))
+        # The C2B URLs carry the C2B secret: shown to the owner, who registers them.
+        show = obj is not None and admin_actions.owner_only(request)
+        return (*fields, "callback_setup") if show else fields
+
+    @admin.display(description="Callback URLs")
+    def callback_setup(self, obj: MpesaAccount) -> str:
+        return admin_actions.callback_setup(obj)
 
     @admin.display(description="Consumer secret")
     def masked_secret(self, obj: MpesaAccount) -> str:
@@ -105,6 +127,7 @@ class MpesaAccountAdmin(TenantScopedAdmin):
 class PesapalAccountAdmin(TenantScopedAdmin):
     form = PesapalAccountForm
     list_display = ("__str__", "environment", "masked_secret", "ipn_id", "tenant")
+    actions = (admin_actions.start_callback_rotation, admin_actions.confirm_callback_rotation)
 
     @admin.display(description="Consumer secret")
     def masked_secret(self, obj: PesapalAccount) -> str:
@@ -147,12 +170,21 @@ class PaymentRequestAdmin(_ReviewAdmin):
         "status",
         "receipt",
         "needs_review",
+        "suspected_forgery",
         "tenant",
     )
-    list_filter = ("status", "method", "needs_review")
+    list_filter = ("status", "method", "needs_review", "suspected_forgery")
     search_fields = ("order__reference", "receipt", "provider_reference", "account_reference")
     readonly_fields = [f.name for f in PaymentRequest._meta.fields]
     inlines = (EventInline,)
+    actions: Any = (
+        *_ReviewAdmin.actions,
+        admin_actions.confirm_on_statement,
+        admin_actions.refuse_not_on_statement,
+    )
+
+    def has_confirm_permission(self, request: HttpRequest) -> bool:
+        return admin_actions.owner_only(request)
 
 
 @admin.register(PaymentEvent)

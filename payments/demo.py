@@ -11,6 +11,7 @@ import os
 from payments.accounts import configure_mpesa, configure_pesapal
 from payments.models import MpesaAccount, PesapalAccount
 from tenants.context import tenant_context
+from tenants.crypto import Secret
 from tenants.models import Tenant
 
 DARAJA_URL = os.environ.get("TULIA_DARAJA_EMULATOR_URL", "http://127.0.0.1:8701")
@@ -44,6 +45,10 @@ def seed_payment_accounts(tenants: list[Tenant]) -> None:
                 passkey=SANDBOX_PASSKEY,
                 source_ip_check=MpesaAccount.IpCheck.OFF,
                 stk_query_after_seconds=60,
+                # The emulator takes any initiator: C2B payments are then confirmed by
+                # Transaction Status, as a shop with Daraja API access would have them.
+                initiator_name="demo-api",
+                security_credential=Secret(f"demo-{tenant.slug}-credential"),
             )
         wants_card = "pesapal_card" in tenant.payment_methods
         if wants_card and _untouched(PesapalAccount, tenant, PESAPAL_URL):

@@ -4,6 +4,11 @@ Callers hold the payment row lock (`select_for_update`) inside the tenant's cont
 The first authoritative result wins; the same result again is a duplicate and changes
 nothing; a different result is a conflict: kept, flagged and logged loudly, never
 applied. The order becomes paid only here, from a matched provider result.
+
+A success *claim* (a callback anyone holding the URL could post) is never a result:
+`hold_for_verification` parks the payment until the provider's own query answers,
+and `refuse_unconfirmed` ends it as suspected forgery when the provider does not back
+the claim.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.utils import timezone
 
-from payments.models import PaymentEvent, PaymentRequest, PaymentStatus
+from payments.models import OPEN_STATUSES, PaymentEvent, PaymentRequest, PaymentStatus
 from payments.outcomes import Outcome
 from tulia.observability import metrics
 
@@ -41,10 +46,8 @@ def settle(payment: PaymentRequest, event: PaymentEvent, outcome: Outcome, ev: E
     event.payment = payment
     result: str
     if outcome.status == PaymentStatus.PENDING:
-        result = (
-            Result.STILL_PENDING if payment.status == PaymentStatus.PENDING else Result.DUPLICATE
-        )
-    elif payment.status == PaymentStatus.PENDING:
+        result = Result.STILL_PENDING if payment.status in OPEN_STATUSES else Result.DUPLICATE
+    elif payment.status in OPEN_STATUSES:
         result = _first_result(payment, event, outcome, ev)
     else:
         result = _later_result(payment, event, outcome, ev)
@@ -81,6 +84,84 @@ def _first_result(
     if outcome.status == PaymentStatus.PAID:
         _mark_order_paid(payment, event)
     return Result.APPLIED
+
+
+def hold_for_verification(payment: PaymentRequest, event: PaymentEvent, note: str) -> str:
+    """Park an open `payment` on a success claim until the provider confirms it.
+
+    Callers enqueue the provider check first, then `confirming_notice_after_commit`:
+    the customer hears "we are confirming" only if the check is still running by then.
+    """
+    event.payment = payment
+    event.note = note[:255]
+    if payment.status == PaymentStatus.PENDING:
+        payment.status = PaymentStatus.PENDING_VERIFICATION
+        payment.save(update_fields=["status", "updated_at"])
+    _finish_event(event, Result.VERIFYING)
+    return Result.VERIFYING
+
+
+# Most verdicts come within seconds; a customer told "confirming" and then "received"
+# a second later has learnt nothing. Only a slower check is announced.
+CONFIRMING_NOTICE_AFTER_SECONDS = 10
+
+
+def confirming_notice_after_commit(payment: PaymentRequest) -> None:
+    from payments.tasks import notify_payment_outcome
+
+    tenant_id, payment_id = str(payment.tenant_id), payment.pk
+    transaction.on_commit(
+        lambda: notify_payment_outcome.apply_async(
+            (tenant_id, payment_id), countdown=CONFIRMING_NOTICE_AFTER_SECONDS
+        )
+    )
+
+
+def refuse_unconfirmed(payment: PaymentRequest, event: PaymentEvent, why: str) -> str:
+    """The provider denied a success claim or never confirmed it: suspected forgery.
+
+    The payment ends unknown (a person decides, the order stays unpaid), the claim and
+    the verdict wait in the reconciliation queue, the customer hears that nothing is
+    confirmed. The error log line is the shop's alert until owners get notifications.
+    """
+    event.payment = payment
+    if payment.status not in OPEN_STATUSES:
+        _finish_event(event, Result.DUPLICATE)
+        return Result.DUPLICATE
+    note = f"suspected forgery: {why}"
+    logger.error(
+        "payment %s tenant %s: %s; order left unpaid, kept for the owner",
+        payment.pk,
+        payment.tenant_id,
+        note,
+    )
+    payment.suspected_forgery = True
+    _transition(payment, PaymentStatus.UNKNOWN, Evidence("unconfirmed", why), review=note)
+    for claim in payment.events.filter(outcome=Result.VERIFYING).exclude(pk=event.pk):
+        claim.outcome, claim.needs_review, claim.note = Result.UNCONFIRMED, True, note[:255]
+        claim.save(update_fields=["outcome", "needs_review", "note"])
+    _flag(event, note)
+    _finish_event(event, Result.UNCONFIRMED)
+    return Result.UNCONFIRMED
+
+
+def close_claims(payment: PaymentRequest, verdict: PaymentEvent) -> None:
+    """The claims a provider verdict just answered: the first takes the verdict's outcome,
+    the same claim again is a duplicate, a different one is a conflict for a person."""
+    claims = payment.events.filter(outcome=Result.VERIFYING).exclude(pk=verdict.pk)
+    first: PaymentEvent | None = None
+    for claim in claims.order_by("received_at", "pk"):
+        if first is None:
+            first = claim
+            claim.outcome, claim.needs_review = verdict.outcome, verdict.needs_review
+            claim.note = verdict.note
+        elif claim.raw_body == first.raw_body:
+            claim.outcome = Result.DUPLICATE
+        else:
+            claim.outcome, claim.needs_review = Result.CONFLICT, True
+            claim.note = "a different claim for the same payment"
+        # processed_at stays when the claim was held: the verdict has its own event.
+        claim.save(update_fields=["outcome", "needs_review", "note"])
 
 
 def _other_phone(payment: PaymentRequest, phone: str) -> bool:
@@ -172,7 +253,7 @@ def _flag(event: PaymentEvent, note: str) -> None:
 def _finish_event(event: PaymentEvent, result: str) -> None:
     event.outcome = result
     event.processed_at = timezone.now()
-    if result in (Result.APPLIED, Result.DUPLICATE, Result.STILL_PENDING):
+    if result in (Result.APPLIED, Result.DUPLICATE, Result.STILL_PENDING, Result.VERIFYING):
         event.needs_review = False  # an earlier "unmatched" flag is resolved by matching now
     event.save(update_fields=["payment", "outcome", "note", "needs_review", "processed_at"])
 

@@ -1,7 +1,8 @@
-"""What the customer is told about a payment, in English and Kiswahili.
+"""What the customer is told about a payment, in English and Kiswahili (and Sheng).
 
-Every message states what happened and one clear next step. Sheng speakers get the
-Kiswahili text (no separate Sheng copy yet). Facts come from the payment record only.
+Every message states what happened and one clear next step. Sheng speakers get a Sheng
+text where one is written (the verification texts) and the Kiswahili one otherwise.
+Facts come from the payment record only.
 """
 
 from __future__ import annotations
@@ -38,6 +39,25 @@ TEXTS: dict[str, dict[str, str]] = {
     "failed": {
         "en": "The payment for order {order} did not go through ({why}). {next_step}",
         "sw": "Malipo ya oda {order} hayakufaulu ({why}). {next_step}",
+    },
+    "confirming": {
+        "en": "We have a payment notice for order {order} and are confirming it with "
+        "M-Pesa now. We will message you as soon as it is confirmed.",
+        "sw": "Tumepata taarifa ya malipo ya oda {order} na tunayathibitisha na M-Pesa sasa. "
+        "Tutakutumia ujumbe mara tu yakithibitishwa.",
+        "sheng": "Tumeona notice ya malipo ya oda {order}, tunaconfirm na M-Pesa saa hii. "
+        "Tutakuchekia pindi ikiconfirmiwa.",
+    },
+    "not_confirmed": {
+        "en": "We could not confirm a payment for order {order} with M-Pesa, so nothing is "
+        "confirmed and the order is not paid yet. If money left your account, keep the "
+        "M-Pesa message: the shop will check it. {next_step}",
+        "sw": "Hatukuweza kuthibitisha malipo ya oda {order} na M-Pesa, kwa hivyo hakuna "
+        "kilichothibitishwa na oda bado haijalipwa. Kama pesa imetoka kwenye akaunti yako, "
+        "hifadhi ujumbe wa M-Pesa: duka litaukagua. {next_step}",
+        "sheng": "Hatujaweza kuconfirm malipo ya oda {order} na M-Pesa, so hakuna kitu "
+        "imeconfirmiwa na oda bado haijalipwa. Kama doh imetoka kwa account yako, keep "
+        "message ya M-Pesa: duka itaicheck. {next_step}",
     },
     "review": {
         "en": "We received a payment for order {order} that needs a quick check by the shop "
@@ -83,16 +103,28 @@ class Facts:
     card_enabled: bool
 
 
+# The card return page: the browser may be anyone's, so it names nothing and says both.
+CARD_RETURN = {
+    "en": "Thank you. We are checking your payment and will message you on WhatsApp.",
+    "sw": "Asante. Tunakagua malipo yako na tutakutumia ujumbe kwenye WhatsApp.",
+}
+
+
+def card_return_text() -> str:
+    return f"{CARD_RETURN['en']} / {CARD_RETURN['sw']}"
+
+
 def language_for(preference: str, default: str) -> str:
     lang = preference or default
-    return "sw" if lang in ("sw", "sheng") else "en"
+    return lang if lang in ("sw", "sheng") else "en"
 
 
 def render(facts: Facts, lang: str) -> str:
     key = facts.reason if facts.reason in TEXTS else "failed"
     if facts.reason == "pending":
         key = "review"
-    text = TEXTS[key][lang]
+    text = TEXTS[key].get(lang) or TEXTS[key]["sw"]
+    lang = "sw" if lang == "sheng" else lang  # next steps have no Sheng copy
     return text.format(
         order=facts.order,
         amount=facts.amount,

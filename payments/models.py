@@ -10,29 +10,55 @@ from __future__ import annotations
 
 import secrets
 
+from django.core.exceptions import ValidationError
 from django.db import models
 
+from payments.hosts import DARAJA_HOSTS, PESAPAL_HOSTS, base_url_problem
 from tenants.fields import EncryptedSecretField
 from tenants.models import Tenant, TenantOwnedModel
 
 
 def new_route_token() -> str:
+    """Kept for migration 0001 (the retired one-token-per-shop CallbackRoute)."""
     return secrets.token_urlsafe(24)
 
 
-class CallbackRoute(models.Model):
-    """Global token → tenant map: callbacks arrive before any tenant context exists.
+class CallbackPurpose(models.TextChoices):
+    """One secret per purpose: a leak of one (the card return URL a customer sees)
+    opens nothing else."""
 
-    The token is the unguessable part of every callback URL the tenant gives to a
-    provider. Like `tenants.SenderRoute` it holds no secrets, only ownership.
+    STK = "stk", "STK callback"
+    C2B = "c2b", "C2B validation/confirmation"
+    TXN_STATUS = "txn_status", "Transaction Status result"
+    PESAPAL_IPN = "pesapal_ipn", "PesaPal IPN"
+    CARD_RETURN = "card_return", "Card return page"
+
+
+class CallbackSecret(models.Model):
+    """Global secret → (tenant, purpose) map: callbacks arrive before any tenant context.
+
+    Looked up by the SHA-256 of the secret, so the table alone does not give the URLs
+    away; the secret itself is kept encrypted to build the URLs we hand to providers.
+    The newest row per (tenant, purpose) is the one given out; older rows stay valid
+    until the owner confirms a rotation (in-flight payments still reach us).
     """
 
-    token = models.CharField(max_length=64, primary_key=True, default=new_route_token)
-    tenant = models.OneToOneField(Tenant, on_delete=models.CASCADE, related_name="+")
+    digest = models.CharField(max_length=64)
+    purpose = models.CharField(max_length=16, choices=CallbackPurpose.choices)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    secret = EncryptedSecretField()
     created_at = models.DateTimeField(auto_now_add=True)
 
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["digest", "purpose"], name="callback_secret_unique")
+        ]
+        indexes = [
+            models.Index(fields=["tenant", "purpose", "created_at"], name="callback_secret_current")
+        ]
+
     def __str__(self) -> str:
-        return f"{self.token[:6]}… → {self.tenant_id}"
+        return f"{self.purpose} secret of {self.tenant_id} ({self.created_at:%Y-%m-%d})"
 
 
 class Environment(models.TextChoices):
@@ -72,6 +98,12 @@ class MpesaAccount(TenantOwnedModel):
         default=300, help_text="Mark a still-unanswered STK push timed out after this long"
     )
     source_ip_check = models.CharField(max_length=8, choices=IpCheck.choices, default=IpCheck.LOG)
+    # Transaction Status (verifies every C2B confirmation) needs an API initiator.
+    # Without one, C2B payments wait for staff to confirm them from the statement.
+    initiator_name = models.CharField(
+        max_length=64, blank=True, help_text="Daraja API initiator (for Transaction Status)"
+    )
+    security_credential = EncryptedSecretField(blank=True, default="")
     c2b_registered_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -80,6 +112,9 @@ class MpesaAccount(TenantOwnedModel):
 
     def __str__(self) -> str:
         return f"M-Pesa {self.get_kind_display()} {self.party_b}"
+
+    def clean(self) -> None:
+        _check_base_url(self.base_url, DARAJA_HOSTS)
 
     @property
     def party_b(self) -> str:
@@ -105,9 +140,20 @@ class PesapalAccount(TenantOwnedModel):
     def __str__(self) -> str:
         return f"PesaPal ({self.environment})"
 
+    def clean(self) -> None:
+        _check_base_url(self.base_url, PESAPAL_HOSTS)
+
+
+def _check_base_url(url: str, documented: dict[str, str]) -> None:
+    problem = base_url_problem(url, documented) if url else ""
+    if problem:
+        raise ValidationError({"base_url": problem})
+
 
 class PaymentStatus(models.TextChoices):
     PENDING = "pending"
+    # A provider callback claims success; the provider's own query has not yet said so.
+    PENDING_VERIFICATION = "pending_verification"
     PAID = "paid"
     FAILED = "failed"
     CANCELLED = "cancelled"
@@ -117,6 +163,8 @@ class PaymentStatus(models.TextChoices):
     UNKNOWN = "unknown"
 
 
+# Not yet decided: the first authoritative result may still be applied.
+OPEN_STATUSES = frozenset({PaymentStatus.PENDING, PaymentStatus.PENDING_VERIFICATION})
 TERMINAL_STATUSES = frozenset(
     {PaymentStatus.PAID, PaymentStatus.FAILED, PaymentStatus.CANCELLED, PaymentStatus.TIMEOUT}
 )
@@ -145,7 +193,7 @@ class PaymentRequest(TenantOwnedModel):
     phone_e164 = models.CharField(max_length=16, blank=True)
     account_reference = models.CharField(max_length=20, blank=True)
     status = models.CharField(
-        max_length=16, choices=PaymentStatus.choices, default=PaymentStatus.PENDING
+        max_length=24, choices=PaymentStatus.choices, default=PaymentStatus.PENDING
     )
     result_code = models.CharField(max_length=32, blank=True)
     result_desc = models.CharField(max_length=255, blank=True)
@@ -158,9 +206,11 @@ class PaymentRequest(TenantOwnedModel):
     needs_review = models.BooleanField(default=False)
     review_reason = models.CharField(max_length=255, blank=True)
     reviewed_at = models.DateTimeField(null=True, blank=True)
+    # A success claim the provider did not confirm (denied or no answer in time).
+    suspected_forgery = models.BooleanField(default=False)
     query_count = models.PositiveSmallIntegerField(default=0)
     last_queried_at = models.DateTimeField(null=True, blank=True)
-    notified_status = models.CharField(max_length=16, blank=True)
+    notified_status = models.CharField(max_length=24, blank=True)
     notifications_sent = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -207,6 +257,10 @@ class PaymentEvent(TenantOwnedModel):
         C2B_CONFIRMATION = "c2b_confirmation"
         PESAPAL_IPN = "pesapal_ipn"
         PESAPAL_STATUS = "pesapal_status"
+        TXN_STATUS_QUERY = "txn_status_query"
+        TXN_STATUS_RESULT = "txn_status_result"
+        TXN_STATUS_TIMEOUT = "txn_status_timeout"
+        STAFF_CONFIRMATION = "staff_confirmation"
 
     class Outcome(models.TextChoices):
         RECEIVED = "received"
@@ -219,6 +273,8 @@ class PaymentEvent(TenantOwnedModel):
         STILL_PENDING = "still_pending"
         ACCEPTED = "accepted"
         REJECTED = "rejected"
+        VERIFYING = "verifying"  # a success claim waiting for the provider's own word
+        UNCONFIRMED = "unconfirmed"  # the provider denied the claim or never confirmed it
 
     payment = models.ForeignKey(
         PaymentRequest, null=True, blank=True, on_delete=models.PROTECT, related_name="events"
@@ -242,6 +298,24 @@ class PaymentEvent(TenantOwnedModel):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.reference or '?'} ({self.outcome})"
+
+
+class TransactionStatusCheck(TenantOwnedModel):
+    """One Transaction Status call for a C2B payment; its verdict comes back later.
+
+    Daraja answers the call with a ConversationID and posts the result to our ResultURL
+    (or QueueTimeOutURL). A result counts only when both its ConversationID and our own
+    OriginatorConversationID match a call we made for this payment.
+    """
+
+    payment = models.ForeignKey(PaymentRequest, on_delete=models.PROTECT, related_name="+")
+    originator_conversation_id = models.CharField(max_length=64, unique=True)
+    conversation_id = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"status check {self.originator_conversation_id} ({self.payment_id})"
 
 
 class PaymentToReconcile(PaymentEvent):

@@ -29,6 +29,10 @@ _REASON_BY_STATUS = {
 
 
 def reason_for(payment: PaymentRequest) -> str:
+    if payment.status == PaymentStatus.PENDING_VERIFICATION:
+        return "confirming"
+    if payment.suspected_forgery and payment.status != PaymentStatus.PAID:
+        return "not_confirmed"
     if payment.status in _REASON_BY_STATUS:
         return _REASON_BY_STATUS[PaymentStatus(payment.status)]
     if payment.method == PaymentMethod.PESAPAL_CARD:

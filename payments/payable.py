@@ -10,7 +10,7 @@ from uuid import UUID
 from django.utils import timezone
 
 from payments.errors import PaymentError
-from payments.models import PaymentMethod, PaymentRequest, PaymentStatus
+from payments.models import OPEN_STATUSES, PaymentMethod, PaymentRequest
 from tenants.models import Tenant
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ def refuse_if_in_flight(tenant_id: UUID, order_id: int, *, within_seconds: int) 
         tenant_id=tenant_id,
         order_id=order_id,
         method=PaymentMethod.MPESA_STK,
-        status=PaymentStatus.PENDING,
+        status__in=OPEN_STATUSES,  # a success being confirmed is still in flight
         created_at__gt=since,
     ).exists()
     if in_flight:

@@ -55,6 +55,43 @@ def process_c2b_confirmation(tenant_id: str, event_id: int) -> str | None:
     return handle_c2b_confirmation(tenant_id, event_id)
 
 
+@shared_task(name="payments.verify_stk_payment", autoretry_for=(ProviderError,), max_retries=3)
+def verify_stk_payment(tenant_id: str, payment_id: int, attempt: int) -> str | None:
+    """One STK query confirming a success claim; asks again later while Daraja hesitates."""
+    from payments.mpesa.stk import verify_delay, verify_stk_claim
+
+    result = verify_stk_claim(tenant_id, payment_id, attempt)
+    if result == PaymentEvent.Outcome.STILL_PENDING:
+        verify_stk_payment.apply_async(
+            (tenant_id, payment_id, attempt + 1), countdown=verify_delay(attempt)
+        )
+    return result
+
+
+@shared_task(name="payments.request_c2b_status", autoretry_for=(ProviderError,), max_retries=3)
+def request_c2b_status(tenant_id: str, payment_id: int) -> str | None:
+    from payments.mpesa.status import request_status
+
+    return request_status(tenant_id, payment_id)
+
+
+@shared_task(name="payments.process_status_result")
+def process_status_result(tenant_id: str, event_id: int) -> str | None:
+    from payments.mpesa.status import handle_status_result
+
+    return handle_status_result(tenant_id, event_id)
+
+
+@shared_task(name="payments.reprocess_status_results")
+def reprocess_status_results(tenant_id: str, originator_id: str) -> int:
+    from payments.mpesa.status import handle_status_result, results_waiting_for
+
+    waiting = results_waiting_for(tenant_id, originator_id)
+    for event_id in waiting:
+        handle_status_result(tenant_id, event_id)
+    return len(waiting)
+
+
 @shared_task(
     name="payments.process_pesapal_ipn",
     autoretry_for=(ProviderError,),
@@ -81,7 +118,45 @@ def sweep_pending_stk() -> int:
     due = stale_stk_payments()
     for tenant_id, payment_id, give_up_after in due:
         query_stk_payment.delay(tenant_id, payment_id, give_up_after)
-    return len(due)
+    stuck = stuck_stk_verifications()
+    for tenant_id, payment_id in stuck:
+        # The chain of checks was lost (worker died): one last check decides.
+        verify_stk_payment.delay(tenant_id, payment_id, VERIFY_LAST_ATTEMPT)
+    unanswered = unanswered_c2b_verifications()
+    for tenant_id, payment_id in unanswered:
+        request_c2b_status.delay(tenant_id, payment_id)  # gives up after a few calls
+    return len(due) + len(stuck) + len(unanswered)
+
+
+VERIFY_LAST_ATTEMPT = 10_000  # past any tenant's number of checks: answer or give up
+VERIFY_STUCK_AFTER = timedelta(minutes=10)
+
+
+def unanswered_c2b_verifications() -> list[tuple[str, int]]:
+    """Held C2B payments of shops with an initiator whose last status call went unanswered
+    (lost call, lost verdict) for a while. Shops without one wait for staff instead."""
+    cutoff = timezone.now() - VERIFY_STUCK_AFTER
+    with operator_context("payments: find C2B confirmations with no status verdict"):
+        asking = MpesaAccount.objects.exclude(initiator_name="").values_list("tenant_id")
+        rows = PaymentRequest.objects.filter(
+            method=PaymentMethod.MPESA_C2B,
+            status=PaymentStatus.PENDING_VERIFICATION,
+            tenant_id__in=asking,
+            updated_at__lt=cutoff,
+        ).exclude(last_queried_at__gt=cutoff)
+        return [(str(t), pk) for t, pk in rows.values_list("tenant_id", "pk")[:500]]
+
+
+def stuck_stk_verifications() -> list[tuple[str, int]]:
+    """Success claims whose checks stopped long ago without a verdict."""
+    cutoff = timezone.now() - VERIFY_STUCK_AFTER
+    with operator_context("payments: find STK success claims never verified"):
+        rows = PaymentRequest.objects.filter(
+            method=PaymentMethod.MPESA_STK,
+            status=PaymentStatus.PENDING_VERIFICATION,
+            updated_at__lt=cutoff,
+        ).values_list("tenant_id", "pk")[:500]
+        return [(str(tenant_id), pk) for tenant_id, pk in rows]
 
 
 def requeue_unprocessed_events(older_than: int = UNPROCESSED_AFTER_SECONDS) -> int:
@@ -90,6 +165,8 @@ def requeue_unprocessed_events(older_than: int = UNPROCESSED_AFTER_SECONDS) -> i
         PaymentEvent.Kind.STK_CALLBACK: process_stk_callback,
         PaymentEvent.Kind.C2B_CONFIRMATION: process_c2b_confirmation,
         PaymentEvent.Kind.PESAPAL_IPN: process_pesapal_ipn,
+        PaymentEvent.Kind.TXN_STATUS_RESULT: process_status_result,
+        PaymentEvent.Kind.TXN_STATUS_TIMEOUT: process_status_result,
     }
     cutoff = timezone.now() - timedelta(seconds=older_than)
     with operator_context("payments: find stored callbacks never processed"):

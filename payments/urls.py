@@ -1,4 +1,6 @@
-"""Provider callback URLs. The token makes each tenant's URLs unguessable.
+"""Provider callback URLs. The token is the tenant's secret for that purpose
+(payments.routes), so each tenant's URLs are unguessable and a leak of one opens
+nothing else.
 
 No "mpesa", "safaricom", "query" or the like in the path: Daraja refuses C2B URLs
 containing them (protocols.md §2.5).
@@ -14,6 +16,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("cb/<str:token>/stk/", views.stk_callback, name="stk_callback"),
     path("cb/<str:token>/c2b/validate/", views.c2b_validation, name="c2b_validation"),
     path("cb/<str:token>/c2b/confirm/", views.c2b_confirmation, name="c2b_confirmation"),
+    path("cb/<str:token>/status/result/", views.txn_status_result, name="txn_status_result"),
+    path("cb/<str:token>/status/timeout/", views.txn_status_timeout, name="txn_status_timeout"),
     path("cb/<str:token>/card/ipn/", views.pesapal_ipn, name="pesapal_ipn"),
     path("cb/<str:token>/card/return/", views.pesapal_return, name="pesapal_return"),
 ]

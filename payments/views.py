@@ -1,7 +1,9 @@
 """Provider callbacks: tenant from the URL → source check → parse → store raw → enqueue → ack.
 
 Nothing here changes a payment. Answers are fast and in each provider's documented
-shape; the work happens in Celery after the stored event has committed.
+shape; the work happens in Celery after the stored event has committed. Each URL
+carries the tenant's secret for that one purpose (payments.routes): the card return
+secret, which customers see, opens no other callback.
 """
 
 from __future__ import annotations
@@ -19,12 +21,13 @@ from payments import tasks
 from payments.accounts import mpesa_account
 from payments.errors import NotConfigured
 from payments.inbox import body_text, client_ip, enqueue_after_commit, json_object, store_event
-from payments.models import PaymentEvent
+from payments.messages import card_return_text
+from payments.models import CallbackPurpose, PaymentEvent
 from payments.mpesa.c2b import ACCEPT, validate_c2b
-from payments.mpesa.schemas import C2BTransaction, StkCallbackEnvelope
+from payments.mpesa.schemas import C2BTransaction, StkCallbackEnvelope, TxnStatusEnvelope
 from payments.mpesa.security import source_allowed
 from payments.pesapal.handlers import parse_ipn
-from payments.routes import tenant_for_token
+from payments.routes import tenant_for_secret
 
 logger = logging.getLogger("tulia.payments")
 Kind = PaymentEvent.Kind
@@ -32,9 +35,9 @@ DARAJA_OK = {"ResultCode": 0, "ResultDesc": "Accepted"}
 DARAJA_REFUSED = {"ResultCode": 1, "ResultDesc": "Rejected"}
 
 
-def _daraja_tenant(request: HttpRequest, token: str) -> UUID | HttpResponse:
-    """The tenant behind `token`, or the response refusing the callback."""
-    tenant_id = tenant_for_token(token)
+def _daraja_tenant(request: HttpRequest, token: str, purpose: str) -> UUID | HttpResponse:
+    """The tenant whose `purpose` secret `token` is, or the response refusing the callback."""
+    tenant_id = tenant_for_secret(token, purpose)
     if tenant_id is None:
         return JsonResponse(DARAJA_REFUSED, status=404)
     try:
@@ -49,7 +52,7 @@ def _daraja_tenant(request: HttpRequest, token: str) -> UUID | HttpResponse:
 @csrf_exempt
 @require_POST
 def stk_callback(request: HttpRequest, token: str) -> HttpResponse:
-    tenant_id = _daraja_tenant(request, token)
+    tenant_id = _daraja_tenant(request, token, CallbackPurpose.STK)
     if isinstance(tenant_id, HttpResponse):
         return tenant_id
     raw = body_text(request)
@@ -79,7 +82,7 @@ def stk_callback(request: HttpRequest, token: str) -> HttpResponse:
 @require_POST
 def c2b_validation(request: HttpRequest, token: str) -> HttpResponse:
     """Answered synchronously (Safaricom waits ~8 s); logged like every callback."""
-    tenant_id = _daraja_tenant(request, token)
+    tenant_id = _daraja_tenant(request, token, CallbackPurpose.C2B)
     if isinstance(tenant_id, HttpResponse):
         return tenant_id
     raw = body_text(request)
@@ -111,7 +114,7 @@ def c2b_validation(request: HttpRequest, token: str) -> HttpResponse:
 @csrf_exempt
 @require_POST
 def c2b_confirmation(request: HttpRequest, token: str) -> HttpResponse:
-    tenant_id = _daraja_tenant(request, token)
+    tenant_id = _daraja_tenant(request, token, CallbackPurpose.C2B)
     if isinstance(tenant_id, HttpResponse):
         return tenant_id
     raw = body_text(request)
@@ -142,7 +145,7 @@ def c2b_confirmation(request: HttpRequest, token: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def pesapal_ipn(request: HttpRequest, token: str) -> HttpResponse:
     """Acknowledged in PesaPal's JSON shape; 500 asks PesaPal to send it again."""
-    tenant_id = tenant_for_token(token)
+    tenant_id = tenant_for_secret(token, CallbackPurpose.PESAPAL_IPN)
     if tenant_id is None:
         return JsonResponse({"status": 500}, status=404)
     raw = body_text(request) if request.method == "POST" else request.META.get("QUERY_STRING", "")
@@ -177,10 +180,51 @@ def _echo(data: dict[str, object]) -> dict[str, object]:
     }
 
 
+@csrf_exempt
+@require_POST
+def txn_status_result(request: HttpRequest, token: str) -> HttpResponse:
+    """The verdict of a Transaction Status call we made (matched later, in Celery)."""
+    return _txn_status(request, token, Kind.TXN_STATUS_RESULT)
+
+
+@csrf_exempt
+@require_POST
+def txn_status_timeout(request: HttpRequest, token: str) -> HttpResponse:
+    """Daraja's queue gave up on a Transaction Status call we made."""
+    return _txn_status(request, token, Kind.TXN_STATUS_TIMEOUT)
+
+
+def _txn_status(request: HttpRequest, token: str, kind: str) -> HttpResponse:
+    tenant_id = _daraja_tenant(request, token, CallbackPurpose.TXN_STATUS)
+    if isinstance(tenant_id, HttpResponse):
+        return tenant_id
+    raw = body_text(request)
+    try:
+        result = TxnStatusEnvelope.model_validate_json(raw).result
+    except ValidationError:
+        store_event(
+            tenant_id, kind, raw, source_ip=client_ip(request), invalid="unparseable status result"
+        )
+        return JsonResponse(DARAJA_REFUSED, status=400)
+    event = store_event(
+        tenant_id,
+        kind,
+        raw,
+        reference=result.originator_conversation_id,
+        source_ip=client_ip(request),
+    )
+    enqueue_after_commit(tasks.process_status_result, str(tenant_id), event.pk)
+    return JsonResponse(DARAJA_OK)
+
+
 @require_GET
 def pesapal_return(request: HttpRequest, token: str) -> HttpResponse:
-    """Where the customer's browser lands after checkout. Not proof of payment."""
-    if tenant_for_token(token) is None:
+    """Where the customer's browser lands after checkout. Not proof of payment.
+
+    It reads and changes nothing: its secret is seen by every card customer, so it
+    authorises nothing. The IPN and GetTransactionStatus decide the payment.
+    """
+    if tenant_for_secret(token, CallbackPurpose.CARD_RETURN) is None:
         return HttpResponse(status=404)
-    text = "Thank you. We are confirming your payment and will message you on WhatsApp."
-    return HttpResponse(json.dumps({"message": text}), content_type="application/json")
+    body = json.dumps({"message": card_return_text()})
+    return HttpResponse(body, content_type="application/json")

@@ -53,6 +53,8 @@ def _start_children(env: dict[str, str], bind: str) -> list[subprocess.Popen[byt
         env.get("WEB_CONCURRENCY", "2"),
         "--access-logfile",
         "-",
+        "--logger-class",
+        "tulia.observability.access_log.ScrubbingLogger",
     ]
     worker = [
         str(BIN / "celery"),

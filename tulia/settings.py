@@ -72,6 +72,14 @@ TULIA_LOCAL_FETCH_HOSTS = env_list(
     "TULIA_LOCAL_FETCH_HOSTS", [] if IS_PRODUCTION else ["127.0.0.1", "localhost"]
 )
 
+# --- Payments: where provider requests may go (payments/hosts.py) -----------------------
+# Hosts (or host:port) allowed as M-Pesa/PesaPal base URLs besides the providers'
+# documented ones. A platform operator's choice, never a shop's: in dev and test the
+# local emulators; empty in production unless the operator lists something.
+TULIA_PROVIDER_HOST_ALLOWLIST = env_list(
+    "TULIA_PROVIDER_HOST_ALLOWLIST", [] if IS_PRODUCTION else ["127.0.0.1", "localhost"]
+)
+
 # --- LLM (journeys/llm/settings.py reads the env; checked here so a bad mode or plan map
 # stops start-up rather than the first turn that needs a model) -----------------------
 try:

@@ -1,9 +1,12 @@
-"""A local Daraja: OAuth, STK Push with scripted outcomes, STK Query, C2B register/simulate.
+"""A local Daraja: OAuth, STK Push with scripted outcomes, STK Query, C2B register/simulate,
+and Transaction Status with its asynchronous result.
 
 It speaks the JSON of protocols.md §2 and checks what Safaricom checks (Basic auth,
 bearer token, the STK password recipe, whole amounts, 2547… numbers, field lengths).
 Outcomes are scripted per push: result code, delay, duplicated delivery, a lost
-callback, or a different paid amount.
+callback, or a different paid amount. STK Query can be made slow (it keeps saying
+"being processed" for a while after the customer acted), and Transaction Status
+answers later on the caller's ResultURL, or on its QueueTimeOutURL when scripted so.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import string
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
@@ -41,6 +44,26 @@ class StkScript:
     deliver: bool = True  # False: the customer acts but the callback is lost
     answered: bool = True  # False: the customer never acts; queries say "processing"
     paid_amount: float | None = None  # report a different amount than requested
+    query_pending: int = 0  # this many queries after the customer acted still say "processing"
+
+
+@dataclass(frozen=True)
+class StatusScript:
+    """How the next Transaction Status call is answered (on its ResultURL, later)."""
+
+    delay: float = 0.0
+    timeout: bool = False  # answer on the QueueTimeOutURL instead
+    deliver: bool = True  # False: the result never arrives
+
+
+@dataclass
+class C2BPayment:
+    """A Paybill/Till payment the emulated M-Pesa really recorded."""
+
+    trans_id: str
+    shortcode: str
+    amount: str
+    bill_ref: str
 
 
 @dataclass
@@ -51,6 +74,8 @@ class StkPush:
     script: StkScript
     receipt: str = ""
     done: threading.Event = field(default_factory=threading.Event)
+    done_at: float = 0.0
+    queries: int = 0
 
 
 def _code(n: int, alphabet: str = string.ascii_uppercase + string.digits) -> str:
@@ -71,16 +96,44 @@ class DarajaEmulator(EmulatorServer):
         self.pushes: dict[str, StkPush] = {}
         self.c2b_urls: dict[str, dict[str, str]] = {}
         self.callback_threads: list[threading.Thread] = []
+        # Seconds after the customer acted during which STK Query still says "processing".
+        self.query_lag = 0.0
+        self.c2b_payments: dict[str, C2BPayment] = {}
+        self.initiators: dict[str, str] = {}  # initiator name → security credential
+        self.status_scripts: deque[StatusScript] = deque()
+        self.default_status_script = StatusScript()
+        self.status_calls: list[dict[str, Any]] = []
+        # Every verdict produced, as (URL, body): undelivered ones wait here for a test.
+        self.status_results: list[tuple[str, dict[str, Any]]] = []
         self.route("GET", "/oauth/v1/generate", self._oauth)
         self.route("POST", "/mpesa/stkpush/v1/processrequest", self._stk_push)
         self.route("POST", "/mpesa/stkpushquery/v1/query", self._stk_query)
         self.route("POST", "/mpesa/c2b/v[12]/registerurl", self._register)
+        self.route("POST", "/mpesa/transactionstatus/v1/query", self._transaction_status)
 
     def add_app(self, consumer_key: str, consumer_secret: str) -> None:
         self.apps[consumer_key] = consumer_secret
 
     def script(self, **outcome: Any) -> None:
         self.scripts.append(StkScript(**outcome))
+
+    def add_initiator(self, name: str, credential: str) -> None:
+        self.initiators[name] = credential
+
+    def script_status(self, **outcome: Any) -> None:
+        self.status_scripts.append(StatusScript(**outcome))
+
+    def record_push(self, checkout_id: str, result_code: int = 0) -> None:
+        """A push the customer already answered, for callers that made the payment row
+        themselves (benches): STK Query then answers `result_code` for it."""
+        push = StkPush({}, "", checkout_id, StkScript(result_code=result_code))
+        push.done_at = time.monotonic()
+        push.done.set()
+        self.pushes[checkout_id] = push
+
+    def record_c2b(self, trans_id: str, shortcode: str, amount: str, bill_ref: str = "") -> None:
+        """M-Pesa records a Paybill/Till payment (without calling anyone's URLs)."""
+        self.c2b_payments[trans_id] = C2BPayment(trans_id, shortcode, amount, bill_ref)
 
     def wait_for_callbacks(self, timeout: float = 10.0) -> None:
         for thread in list(self.callback_threads):
@@ -161,6 +214,7 @@ class DarajaEmulator(EmulatorServer):
             time.sleep(push.script.delay)
             if push.script.result_code == 0:
                 push.receipt = _code(10)
+            push.done_at = time.monotonic()
             push.done.set()
             for _ in range(push.script.deliveries if push.script.deliver else 0):
                 self.deliver(push)
@@ -202,7 +256,8 @@ class DarajaEmulator(EmulatorServer):
         push = self.pushes.get(str(body.get("CheckoutRequestID")))
         if push is None:
             return _error(400, "400.002.02", "Bad Request - Invalid CheckoutRequestID")
-        if not push.done.is_set():
+        push.queries += 1
+        if not push.done.is_set() or self._still_processing(push):
             return _error(500, "500.001.1001", "The transaction is being processed")
         code = push.script.result_code
         return Reply(
@@ -216,6 +271,13 @@ class DarajaEmulator(EmulatorServer):
                 "ResultDesc": DESCRIPTIONS.get(code, "Error"),
             },
         )
+
+    def _still_processing(self, push: StkPush) -> bool:
+        """Daraja's query lags the callback: the first answers may still say processing."""
+        if push.script.query_pending > 0:
+            push.script = replace(push.script, query_pending=push.script.query_pending - 1)
+            return True
+        return time.monotonic() - push.done_at < self.query_lag
 
     # --- C2B ------------------------------------------------------------------------
     def _register(self, request: Request) -> Reply:
@@ -260,8 +322,108 @@ class DarajaEmulator(EmulatorServer):
         verdict = httpx.post(urls["validation"], json=body, timeout=8).json()
         if str(verdict.get("ResultCode")) != "0":
             return {"validated": verdict, "confirmed": None, "body": body}
+        trans_id = str(body["TransID"])
+        self.c2b_payments[trans_id] = C2BPayment(trans_id, shortcode, amount, bill_ref)
         confirmed = httpx.post(urls["confirmation"], json={**body, "OrgAccountBalance": "25.00"})
         return {"validated": verdict, "confirmed": confirmed.json(), "body": body}
+
+    # --- Transaction Status -------------------------------------------------------------
+    def _transaction_status(self, request: Request) -> Reply:
+        if not self._authorized(request):
+            return _error(404, "404.001.03", "Invalid Access Token")
+        body = request.json()
+        missing = [
+            k
+            for k in (
+                "Initiator",
+                "SecurityCredential",
+                "TransactionID",
+                "ResultURL",
+                "QueueTimeOutURL",
+                "PartyA",
+            )
+            if not body.get(k)
+        ]
+        if missing or body.get("CommandID") != "TransactionStatusQuery":
+            return _error(
+                400, "400.002.02", f"Bad Request - Invalid {(missing or ['CommandID'])[0]}"
+            )
+        self.status_calls.append(body)
+        conversation_id = f"AG_{time.strftime('%Y%m%d')}_{_code(20, string.hexdigits.lower())}"
+        originator = str(body.get("OriginatorConversationID") or _code(12))
+        script = (
+            self.status_scripts.popleft() if self.status_scripts else self.default_status_script
+        )
+        self._result_later(body, script, conversation_id, originator)
+        return Reply(
+            200,
+            {
+                "OriginatorConversationID": originator,
+                "ConversationID": conversation_id,
+                "ResponseCode": "0",
+                "ResponseDescription": "Accept the service request successfully.",
+            },
+        )
+
+    def _result_later(
+        self, body: dict[str, Any], script: StatusScript, conversation_id: str, originator: str
+    ) -> None:
+        result = self.status_result(body, conversation_id, originator)
+        url = body["QueueTimeOutURL"] if script.timeout else body["ResultURL"]
+        if script.timeout:
+            result["Result"].update(ResultCode=1, ResultDesc="The request timed out in the queue")
+            result["Result"].pop("ResultParameters", None)
+        self.status_results.append((url, result))
+        if not script.deliver:
+            return
+
+        def run() -> None:
+            time.sleep(script.delay)
+            httpx.post(url, json=result, timeout=30)
+
+        thread = threading.Thread(target=run, daemon=True)
+        self.callback_threads.append(thread)
+        thread.start()
+
+    def status_result(
+        self, body: dict[str, Any], conversation_id: str, originator: str
+    ) -> dict[str, Any]:
+        """What M-Pesa knows about the TransactionID, shaped as the Result callback."""
+        trans_id = str(body["TransactionID"])
+        payment = self.c2b_payments.get(trans_id)
+        result: dict[str, Any] = {
+            "ResultType": 0,
+            "OriginatorConversationID": originator,
+            "ConversationID": conversation_id,
+            "TransactionID": _code(10),
+        }
+        # With initiators registered, the credential must match; with none (demo, most
+        # tests), any initiator is taken, like the sandbox's shared test initiator.
+        known = self.initiators.get(str(body["Initiator"]), body["SecurityCredential"])
+        if self.initiators and known != body["SecurityCredential"]:
+            result.update(ResultCode=2001, ResultDesc="The initiator information is invalid.")
+        elif payment is None or payment.shortcode != str(body["PartyA"]):
+            result.update(ResultCode="R000001", ResultDesc="The transaction could not be found.")
+        else:
+            result.update(
+                ResultCode=0,
+                ResultDesc="The service request is processed successfully.",
+                ResultParameters={"ResultParameter": _status_parameters(payment)},
+            )
+        return {"Result": result}
+
+
+def _status_parameters(payment: C2BPayment) -> list[dict[str, Any]]:
+    pairs: list[tuple[str, Any]] = [
+        ("ReceiptNo", payment.trans_id),
+        ("TransactionStatus", "Completed"),
+        ("Amount", float(payment.amount)),
+        ("CreditPartyName", f"{payment.shortcode} - Emulated Shop"),
+        ("DebitPartyName", "254700***126 - JANE"),
+        ("ReasonType", "Pay Bill Online"),
+        ("FinalisedTime", int(time.strftime("%Y%m%d%H%M%S"))),
+    ]
+    return [{"Key": key, "Value": value} for key, value in pairs]
 
 
 def _error(status: int, code: str, message: str) -> Reply:

@@ -19,6 +19,7 @@ from django.conf import settings
 from pydantic import BaseModel, ValidationError
 
 from payments.errors import ProviderError
+from payments.hosts import DARAJA_HOSTS, checked_base_url
 from payments.http import provider_client
 from payments.models import MpesaAccount
 from payments.mpesa import schemas
@@ -26,10 +27,7 @@ from payments.tokens import cached_token, forget_token
 
 logger = logging.getLogger("tulia.payments.mpesa")
 
-HOSTS = {
-    "sandbox": "https://sandbox.safaricom.co.ke",
-    "production": "https://api.safaricom.co.ke",
-}
+HOSTS = DARAJA_HOSTS
 NAIROBI = ZoneInfo("Africa/Nairobi")
 # Refresh well before Daraja's 3600 s lifetime (django-daraja uses 50 min).
 TOKEN_MARGIN_SECONDS = 600
@@ -61,11 +59,12 @@ def stk_password(shortcode: str, passkey: str, stamp: str) -> str:
 class DarajaClient:
     def __init__(self, account: MpesaAccount, http: httpx.Client | None = None) -> None:
         self.account = account
-        self.base_url = (
+        self.base_url = checked_base_url(
             account.base_url
             or getattr(settings, "MPESA_BASE_URL", "")
-            or HOSTS[account.environment]
-        ).rstrip("/")
+            or HOSTS[account.environment],
+            HOSTS,
+        )
         self._http = http or provider_client()
 
     # --- OAuth ----------------------------------------------------------------------
@@ -131,6 +130,27 @@ class DarajaClient:
             "ValidationURL": validation_url,
         }
         return self._post("/mpesa/c2b/v2/registerurl", body, schemas.C2BRegisterResponse)
+
+    def transaction_status(
+        self, trans_id: str, originator_id: str, result_url: str, timeout_url: str
+    ) -> schemas.TxnStatusAccepted:
+        """Ask M-Pesa about a C2B receipt; the verdict is posted to `result_url` later."""
+        credential = self.account.security_credential
+        body = {
+            "Initiator": self.account.initiator_name,
+            "SecurityCredential": credential.reveal() if credential else "",
+            "CommandID": "TransactionStatusQuery",
+            "TransactionID": trans_id,
+            "OriginatorConversationID": originator_id,
+            "PartyA": self.account.shortcode,
+            "IdentifierType": "4",
+            "ResultURL": result_url,
+            "QueueTimeOutURL": timeout_url,
+            "Remarks": "Payment check",
+            "Occasion": "",
+        }
+        path = "/mpesa/transactionstatus/v1/query"
+        return self._post(path, body, schemas.TxnStatusAccepted)
 
     # --- plumbing -------------------------------------------------------------------
     def _password(self, stamp: str) -> str:

@@ -1,4 +1,10 @@
-"""Processing of stored Daraja events (run by Celery, safe to run any number of times)."""
+"""Processing of stored Daraja events (run by Celery, safe to run any number of times).
+
+A success callback is a claim, not a result: anyone holding the URL can post one. An
+STK success is held until STK Push Query confirms it (payments.mpesa.stk), a C2B
+confirmation until Transaction Status does (payments.mpesa.status) or, for a shop
+without an API initiator, until staff confirm it from the M-Pesa statement in admin.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +14,17 @@ from uuid import UUID
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from payments.ledger import Evidence, settle
-from payments.models import PaymentEvent, PaymentMethod, PaymentRequest, PaymentStatus
-from payments.mpesa.schemas import C2BTransaction, StkCallbackEnvelope
-from payments.outcomes import PAID, STILL_PENDING, stk_outcome
+from payments.accounts import mpesa_account
+from payments.ledger import Evidence, confirming_notice_after_commit, hold_for_verification, settle
+from payments.models import (
+    OPEN_STATUSES,
+    PaymentEvent,
+    PaymentMethod,
+    PaymentRequest,
+    PaymentStatus,
+)
+from payments.mpesa.schemas import C2BTransaction, StkCallback, StkCallbackEnvelope
+from payments.outcomes import PAID, stk_outcome
 from tenants.context import tenant_context
 
 logger = logging.getLogger("tulia.payments.mpesa")
@@ -51,31 +64,37 @@ def handle_stk_callback(tenant_id: UUID | str, event_id: int) -> str | None:
             # once it is; otherwise it stays in the reconciliation queue.
             note = "no STK push with this CheckoutRequestID"
             return _mark(event, Result.UNMATCHED, needs_review=True, note=note)
-        if callback.result_code == 0 and (callback.amount is None or not callback.receipt):
-            return _confirm_by_query(payment, event)
-        evidence = Evidence(
-            result_code=str(callback.result_code),
-            result_desc=callback.result_desc,
-            receipt=callback.receipt,
-            amount=callback.amount if callback.result_code == 0 else None,
-            phone=callback.phone,
-        )
-        return settle(payment, event, stk_outcome(callback.result_code), evidence)
+        evidence = stk_claim_evidence(callback)
+        if callback.result_code == 0 and payment.status in OPEN_STATUSES:
+            return _verify_stk_claim(payment, event)
+        # A failure ends the attempt as Daraja says (it marks nothing paid); a success
+        # on a decided payment is compared with the record: duplicate or conflict.
+        outcome = stk_outcome(callback.result_code)
+        return settle(payment, event, outcome, evidence)
 
 
-def _confirm_by_query(payment: PaymentRequest, event: PaymentEvent) -> str:
-    """A "success" without amount or receipt proves nothing: ask Daraja instead."""
-    from payments.tasks import query_stk_payment
-
-    settle(payment, event, STILL_PENDING, Evidence("0"))
-    tenant_id, payment_id = str(payment.tenant_id), payment.pk
-    transaction.on_commit(lambda: query_stk_payment.delay(tenant_id, payment_id, None))
-    return _mark(
-        event,
-        Result.STILL_PENDING,
-        needs_review=False,
-        note="success without CallbackMetadata: confirming by STK query",
+def stk_claim_evidence(callback: StkCallback) -> Evidence:
+    """What an STK callback claims (once the query confirms it, the receipt and amount)."""
+    return Evidence(
+        result_code=str(callback.result_code),
+        result_desc=callback.result_desc,
+        receipt=callback.receipt,
+        amount=callback.amount if callback.result_code == 0 else None,
+        phone=callback.phone,
     )
+
+
+def _verify_stk_claim(payment: PaymentRequest, event: PaymentEvent) -> str:
+    """Hold the payment and start asking Daraja (STK Push Query) whether it was paid."""
+    from payments.tasks import verify_stk_payment
+
+    first_claim = payment.status == PaymentStatus.PENDING
+    result = hold_for_verification(payment, event, "success claimed: confirming by STK query")
+    if first_claim:  # a repeated claim joins the checks already running
+        tenant_id, payment_id = str(payment.tenant_id), payment.pk
+        transaction.on_commit(lambda: verify_stk_payment.delay(tenant_id, payment_id, 1))
+        confirming_notice_after_commit(payment)
+    return result
 
 
 def stk_callbacks_waiting_for(tenant_id: UUID | str, checkout_request_id: str) -> list[int]:
@@ -104,8 +123,31 @@ def handle_c2b_confirmation(tenant_id: UUID | str, event_id: int) -> str | None:
             if payment.events.exclude(pk=event.pk).exists():
                 return _mark(event, Result.DUPLICATE, needs_review=False, note="")
             return _mark(event, Result.UNMATCHED, needs_review=True, note=payment.review_reason)
+        if payment.status in OPEN_STATUSES:
+            return _verify_c2b_claim(payment, event)
         evidence = Evidence(result_code="0", receipt=txn.trans_id, amount=txn.trans_amount)
         return settle(payment, event, PAID, evidence)
+
+
+def _verify_c2b_claim(payment: PaymentRequest, event: PaymentEvent) -> str:
+    """Hold the payment; ask Transaction Status, or leave it to staff with no initiator."""
+    from payments.tasks import request_c2b_status
+
+    account = mpesa_account(payment.tenant_id)
+    can_ask = bool(account.initiator_name and account.security_credential)
+    note = (
+        "confirmation claimed: confirming by Transaction Status"
+        if can_ask
+        else "confirmation claimed: no API initiator, staff confirm from the M-Pesa statement"
+    )
+    first_claim = payment.status == PaymentStatus.PENDING
+    result = hold_for_verification(payment, event, note)
+    if first_claim and can_ask:
+        tenant_id, payment_id = str(payment.tenant_id), payment.pk
+        transaction.on_commit(lambda: request_c2b_status.delay(tenant_id, payment_id))
+    if first_claim:
+        confirming_notice_after_commit(payment)
+    return result
 
 
 def _c2b_payment(tenant_id: UUID, txn: C2BTransaction) -> PaymentRequest:

@@ -144,3 +144,66 @@ def _decimal(value: Any) -> Decimal | None:
         return Decimal(str(value))
     except InvalidOperation:
         return None
+
+
+# --- Transaction Status (asynchronous: acknowledged now, verdict on the ResultURL) ------
+class TxnStatusAccepted(ProviderPayload):
+    originator_conversation_id: str = Field("", alias="OriginatorConversationID")
+    conversation_id: str = Field(alias="ConversationID", min_length=1)
+    response_code: str = Field(alias="ResponseCode")
+    response_description: str = Field("", alias="ResponseDescription")
+
+    @field_validator("response_code", mode="before")
+    @classmethod
+    def _as_text(cls, value: Any) -> str:
+        return str(value)
+
+
+class ResultParameter(ProviderPayload):
+    key: str = Field(alias="Key")
+    value: Any = Field(None, alias="Value")
+
+
+class _ResultParameters(ProviderPayload):
+    # One parameter may arrive as a bare object rather than a list of one.
+    items: list[ResultParameter] = Field(default_factory=list, alias="ResultParameter")
+
+    @field_validator("items", mode="before")
+    @classmethod
+    def _listed(cls, value: Any) -> Any:
+        return [value] if isinstance(value, dict) else value
+
+
+class TxnStatusResult(ProviderPayload):
+    result_type: int | str = Field(0, alias="ResultType")
+    result_code: str = Field(alias="ResultCode")
+    result_desc: str = Field("", alias="ResultDesc")
+    originator_conversation_id: str = Field(alias="OriginatorConversationID", max_length=64)
+    conversation_id: str = Field(alias="ConversationID", max_length=64)
+    parameters: _ResultParameters | None = Field(None, alias="ResultParameters")
+
+    @field_validator("result_code", mode="before")
+    @classmethod
+    def _as_text(cls, value: Any) -> str:
+        return str(value)
+
+    def param(self, key: str) -> Any:
+        if self.parameters is None:
+            return None
+        return next((p.value for p in self.parameters.items if p.key == key), None)
+
+    @property
+    def receipt(self) -> str:
+        return str(self.param("ReceiptNo") or "")
+
+    @property
+    def amount(self) -> Decimal | None:
+        return _decimal(self.param("Amount"))
+
+    @property
+    def completed(self) -> bool:
+        return self.result_code == "0" and str(self.param("TransactionStatus")) == "Completed"
+
+
+class TxnStatusEnvelope(ProviderPayload):
+    result: TxnStatusResult = Field(alias="Result")

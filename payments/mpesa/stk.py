@@ -14,10 +14,10 @@ from django.utils import timezone
 from payments.accounts import mpesa_account
 from payments.errors import PaymentError
 from payments.inbox import store_event
-from payments.ledger import Evidence, settle
-from payments.models import PaymentEvent, PaymentMethod, PaymentRequest, PaymentStatus
+from payments.ledger import Evidence, close_claims, refuse_unconfirmed, settle
+from payments.models import MpesaAccount, PaymentEvent, PaymentMethod, PaymentRequest, PaymentStatus
 from payments.mpesa.client import DarajaClient, StkPushOrder
-from payments.mpesa.schemas import MSISDN_RE
+from payments.mpesa.schemas import MSISDN_RE, StkCallbackEnvelope, StkQueryResponse
 from payments.outcomes import STILL_PENDING, Outcome, stk_outcome
 from payments.payable import payable_order, refuse_if_in_flight
 from payments.routes import callback_url
@@ -27,6 +27,9 @@ from tenants.phone import InvalidPhoneNumber, mpesa_msisdn, normalize_phone
 logger = logging.getLogger("tulia.payments.mpesa")
 ACCOUNT_REFERENCE_MAX = 12
 TRANSACTION_DESC_MAX = 13
+# Seconds between STK queries confirming a success claim: quick at first (the query
+# usually agrees within seconds), then no faster than Daraja's Spike Arrest tolerates.
+VERIFY_DELAYS = (1, 2, 3, 5, 8, 13, 20, 30)
 
 
 def _ascii_ref(text: str, limit: int) -> str:
@@ -128,13 +131,7 @@ def query_stk_payment(
             return None  # settled meanwhile, or another worker is on it
         account = mpesa_account(tid)
         result = DarajaClient(account, http=http).stk_query(payment.provider_reference)
-        payment.query_count += 1
-        payment.last_queried_at = timezone.now()
-        payment.save(update_fields=["query_count", "last_queried_at", "updated_at"])
-        raw = result.model_dump_json(by_alias=True) if result else '{"errorCode":"500.001.1001"}'
-        event = store_event(
-            tid, PaymentEvent.Kind.STK_QUERY, raw, reference=payment.provider_reference
-        )
+        event = _record_query(payment, result)
         if result is None:
             limit = account.stk_give_up_after_seconds if give_up_after is None else give_up_after
             return _still_waiting(payment, event, limit)
@@ -150,3 +147,76 @@ def _still_waiting(payment: PaymentRequest, event: PaymentEvent, give_up_after: 
     # success callback after this is a conflict and lands in the reconciliation queue.
     outcome = Outcome(PaymentStatus.TIMEOUT, "timeout")
     return settle(payment, event, outcome, Evidence("timeout", "no answer from M-Pesa"))
+
+
+def verify_delay(attempt: int) -> int:
+    return VERIFY_DELAYS[min(attempt, len(VERIFY_DELAYS)) - 1]
+
+
+def verify_attempts(account: MpesaAccount) -> int:
+    """Queries before giving up: as many as fit in the tenant's STK give-up time."""
+    attempts, waited = 1, 0
+    while waited < account.stk_give_up_after_seconds:
+        waited += verify_delay(attempts)
+        attempts += 1
+    return attempts
+
+
+def verify_stk_claim(
+    tenant_id: UUID | str, payment_id: int, attempt: int, *, http: httpx.Client | None = None
+) -> str | None:
+    """Ask Daraja whether a claimed STK success happened; only its answer settles it.
+
+    Returns STILL_PENDING while Daraja says "being processed" and attempts remain
+    (the task asks again later), None when there is nothing to verify any more.
+    """
+    with tenant_context(tenant_id) as tid:
+        # Waits for the lock (no skip_locked): a repeated claim holding it for a moment
+        # must not end the chain of checks.
+        payment = (
+            PaymentRequest.objects.select_for_update()
+            .filter(tenant_id=tid, pk=payment_id, status=PaymentStatus.PENDING_VERIFICATION)
+            .first()
+        )
+        if payment is None:
+            return None  # decided meanwhile
+        account = mpesa_account(tid)
+        result = DarajaClient(account, http=http).stk_query(payment.provider_reference)
+        event = _record_query(payment, result)
+        if result is None:
+            if attempt < verify_attempts(account):
+                return settle(payment, event, STILL_PENDING, Evidence("pending"))
+            why = f"STK Push Query still 'being processed' after {attempt} checks"
+            return refuse_unconfirmed(payment, event, why)
+        if stk_outcome(result.result_code).status != PaymentStatus.PAID:
+            why = f"STK Push Query answered {result.result_code} ({result.result_desc[:80]})"
+            return refuse_unconfirmed(payment, event, why)
+        outcome = settle(payment, event, stk_outcome(result.result_code), _claimed(payment))
+        close_claims(payment, event)
+        return outcome
+
+
+def _record_query(payment: PaymentRequest, result: StkQueryResponse | None) -> PaymentEvent:
+    payment.query_count += 1
+    payment.last_queried_at = timezone.now()
+    payment.save(update_fields=["query_count", "last_queried_at", "updated_at"])
+    raw = result.model_dump_json(by_alias=True) if result else '{"errorCode":"500.001.1001"}'
+    return store_event(
+        payment.tenant_id, PaymentEvent.Kind.STK_QUERY, raw, reference=payment.provider_reference
+    )
+
+
+def _claimed(payment: PaymentRequest) -> Evidence:
+    """The receipt, amount and payer the (now confirmed) success callback gave."""
+    from payments.mpesa.handlers import stk_claim_evidence
+
+    claim = (
+        payment.events.filter(
+            kind=PaymentEvent.Kind.STK_CALLBACK, outcome=PaymentEvent.Outcome.VERIFYING
+        )
+        .order_by("-received_at", "-pk")
+        .first()
+    )
+    if claim is None:
+        return Evidence("0")
+    return stk_claim_evidence(StkCallbackEnvelope.model_validate_json(claim.raw_body).callback)

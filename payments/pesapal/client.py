@@ -12,15 +12,13 @@ from django.conf import settings
 from pydantic import ValidationError
 
 from payments.errors import ProviderError
+from payments.hosts import PESAPAL_HOSTS, checked_base_url
 from payments.http import provider_client
 from payments.models import PesapalAccount
 from payments.pesapal import schemas
 from payments.tokens import cached_token, forget_token
 
-HOSTS = {
-    "sandbox": "https://cybqa.pesapal.com/pesapalv3",
-    "production": "https://pay.pesapal.com/v3",
-}
+HOSTS = PESAPAL_HOSTS
 # The docs promise 5 minutes; the sandbox issued an hour. Trust the shorter.
 TOKEN_TTL_SECONDS = 240
 
@@ -41,11 +39,12 @@ class CheckoutOrder:
 class PesapalClient:
     def __init__(self, account: PesapalAccount, http: httpx.Client | None = None) -> None:
         self.account = account
-        self.base_url = (
+        self.base_url = checked_base_url(
             account.base_url
             or getattr(settings, "PESAPAL_BASE_URL", "")
-            or HOSTS[account.environment]
-        ).rstrip("/")
+            or HOSTS[account.environment],
+            HOSTS,
+        )
         self._http = http or provider_client()
 
     def token(self) -> str:

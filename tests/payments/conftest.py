@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 from django.test import Client
-from django.urls import reverse
 
 import payments
 from payments.accounts import configure_mpesa, configure_pesapal
-from payments.emulators.daraja import DarajaEmulator
+from payments.emulators.daraja import DarajaEmulator, StatusScript
 from payments.emulators.pesapal import PesapalEmulator
 from payments.models import PaymentEvent, PaymentRequest
-from payments.routes import route_token
+from payments.routes import callback_path
 from tenants.context import tenant_context
+from tenants.crypto import Secret
 from tenants.models import Tenant
 from tenants.services import get_or_create_customer, update_tenant
 from tulia.celery import app as celery_app
@@ -32,6 +32,8 @@ FIXTURE_CHECKOUT_ID = "ws_CO_22112026083015123456789"
 FIXTURE_TRACKING_ID = "b8f0c6d2-5a1e-4c7b-9d3f-2e6a8c4b1f09"
 FIXTURE_REFERENCE = "KIC-7H2Q"
 SANDBOX_PASSKEY = "bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919"
+# The shop's Daraja API initiator (Transaction Status confirms every C2B payment).
+INITIATOR, CREDENTIAL = "tulia-api", "initiator-credential-Kq81"
 
 
 def fixture_text(path: Path, **swap: str) -> str:
@@ -63,6 +65,9 @@ def eager_celery() -> Iterator[None]:
 def daraja() -> Iterator[DarajaEmulator]:
     with DarajaEmulator("ck-kicks", "cs-kicks-secret", SANDBOX_PASSKEY) as emulator:
         assert isinstance(emulator, DarajaEmulator)
+        emulator.add_initiator(INITIATOR, CREDENTIAL)
+        # No live server in most tests: verdicts wait for `deliver_status_results`.
+        emulator.default_status_script = StatusScript(deliver=False)
         yield emulator
 
 
@@ -84,7 +89,7 @@ def equip(tenant: Tenant, daraja_url: str, pesapal_url: str = "", **mpesa: Any) 
         consumer_secret="cs-kicks-secret",
         passkey=SANDBOX_PASSKEY,
         source_ip_check="off",
-        **mpesa,
+        **{"initiator_name": INITIATOR, "security_credential": Secret(CREDENTIAL), **mpesa},
     )
     if pesapal_url:
         configure_pesapal(
@@ -138,11 +143,33 @@ def post_callback(client: Client, django_capture_on_commit_callbacks: Any) -> Po
     """POST a raw body to a tenant's callback URL, running the enqueued tasks."""
 
     def post(tenant: Tenant, name: str, body: str, **extra: Any) -> Any:
-        path = reverse(f"payments:{name}", kwargs={"token": route_token(tenant.id)})
+        path = callback_path(tenant.id, name)
         with django_capture_on_commit_callbacks(execute=True):
             return client.post(path, body, content_type="application/json", **extra)
 
     return post
+
+
+@pytest.fixture
+def deliver_status_results(
+    client: Client, daraja: DarajaEmulator, django_capture_on_commit_callbacks: Any
+) -> Callable[[], list[Any]]:
+    """Post the emulator's waiting Transaction Status verdicts to their URLs (in order)."""
+    from urllib.parse import urlsplit
+
+    def deliver() -> list[Any]:
+        answers = []
+        while daraja.status_results:
+            url, body = daraja.status_results.pop(0)
+            with django_capture_on_commit_callbacks(execute=True):
+                answers.append(
+                    client.post(
+                        urlsplit(url).path, json.dumps(body), content_type="application/json"
+                    )
+                )
+        return answers
+
+    return deliver
 
 
 def payment_of(tenant: Tenant, pk: int) -> PaymentRequest:

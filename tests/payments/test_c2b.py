@@ -28,6 +28,19 @@ def order(shop, make_order):
     return make_order(shop, 1500, ref=FIXTURE_REFERENCE)
 
 
+@pytest.fixture
+def confirm(daraja, post_callback, deliver_status_results):
+    """M-Pesa records the payment, posts the confirmation, answers Transaction Status."""
+
+    def run(tenant, body: str, trans_id: str = "TKN2L5Y7QA", amount: str = "1500.00"):
+        daraja.record_c2b(trans_id, "174379", amount)
+        response = post_callback(tenant, "c2b_confirmation", body)
+        deliver_status_results()
+        return response
+
+    return run
+
+
 def c2b_payments(tenant) -> list[PaymentRequest]:
     with tenant_context(tenant.id) as tid:
         return list(PaymentRequest.objects.filter(tenant_id=tid, method=PaymentMethod.MPESA_C2B))
@@ -52,9 +65,23 @@ def test_instructions_give_paybill_and_the_orders_reference(shop, order) -> None
     )
 
 
-def test_confirmation_pays_the_order_matched_by_reference(shop, order, post_callback) -> None:
+def test_confirmation_waits_for_transaction_status_then_pays_the_order(
+    shop, order, daraja, post_callback, deliver_status_results
+) -> None:
+    daraja.record_c2b("TKN2L5Y7QA", "174379", "1500.00")
     response = post_callback(shop, "c2b_confirmation", mpesa_fixture("c2b_confirmation.json"))
     assert response.json() == {"ResultCode": 0, "ResultDesc": "Success"}
+    [payment] = c2b_payments(shop)
+    assert payment.status == PaymentStatus.PENDING_VERIFICATION
+    assert order_of(shop, order.pk).status == "draft"
+    assert "confirming it with M-Pesa" in outbound_bodies(shop)[-1]
+    [call] = daraja.status_calls
+    assert (call["TransactionID"], call["Initiator"], call["PartyA"]) == (
+        "TKN2L5Y7QA",
+        "tulia-api",
+        "174379",
+    )
+    deliver_status_results()
     [payment] = c2b_payments(shop)
     assert (payment.status, payment.receipt, payment.order_id) == (
         PaymentStatus.PAID,
@@ -62,22 +89,35 @@ def test_confirmation_pays_the_order_matched_by_reference(shop, order, post_call
         order.pk,
     )
     assert order_of(shop, order.pk).status == "paid"
-    assert "TKN2L5Y7QA" in outbound_bodies(shop)[0]
+    assert "TKN2L5Y7QA" in outbound_bodies(shop)[-1]
 
 
-def test_hashed_msisdn_and_sloppy_reference_still_match(shop, order, post_callback) -> None:
-    post_callback(shop, "c2b_confirmation", mpesa_fixture("c2b_confirmation_hashed_msisdn.json"))
+def test_hashed_msisdn_and_sloppy_reference_still_match(shop, order, confirm) -> None:
+    confirm(shop, mpesa_fixture("c2b_confirmation_hashed_msisdn.json"))
     assert order_of(shop, order.pk).status == "paid"
 
 
-def test_duplicate_confirmation_changes_nothing(shop, order, post_callback) -> None:
+def test_duplicate_confirmation_changes_nothing(shop, order, confirm, post_callback) -> None:
     body = mpesa_fixture("c2b_confirmation.json")
-    for _ in range(3):
+    confirm(shop, body)
+    for _ in range(2):
         post_callback(shop, "c2b_confirmation", body)
     assert len(c2b_payments(shop)) == 1
-    outcomes = [e.outcome for e in events_of(shop)]
+    outcomes = [e.outcome for e in events_of(shop, kind="c2b_confirmation")]
     assert outcomes == [Outcome.APPLIED, Outcome.DUPLICATE, Outcome.DUPLICATE]
-    assert len(outbound_bodies(shop)) == 1
+    assert sum("Payment received" in body for body in outbound_bodies(shop)) == 1
+
+
+def test_without_an_initiator_staff_decide_and_nothing_is_asked(
+    shop, order, daraja, post_callback
+) -> None:
+    configure_mpesa(shop.id, initiator_name="")
+    post_callback(shop, "c2b_confirmation", mpesa_fixture("c2b_confirmation.json"))
+    [payment] = c2b_payments(shop)
+    assert payment.status == PaymentStatus.PENDING_VERIFICATION
+    assert daraja.status_calls == []
+    [event] = events_of(shop)
+    assert "staff confirm" in event.note
 
 
 def test_unknown_reference_is_kept_as_unknown_money(shop, order, post_callback) -> None:
@@ -96,20 +136,18 @@ def test_unknown_reference_is_kept_as_unknown_money(shop, order, post_callback) 
     assert order_of(shop, order.pk).status == "draft"
 
 
-def test_wrong_amount_is_a_mismatch_and_the_order_stays_unpaid(
-    shop, make_order, post_callback
-) -> None:
+def test_wrong_amount_is_a_mismatch_and_the_order_stays_unpaid(shop, make_order, confirm) -> None:
     order = make_order(shop, 2000, ref=FIXTURE_REFERENCE)
-    post_callback(shop, "c2b_confirmation", mpesa_fixture("c2b_confirmation.json"))
+    confirm(shop, mpesa_fixture("c2b_confirmation.json"))
     [payment] = c2b_payments(shop)
     assert (payment.status, payment.needs_review) == (PaymentStatus.UNKNOWN, True)
     assert order_of(shop, order.pk).status == "draft"
 
 
-def test_second_payment_for_a_paid_order_is_flagged(shop, order, post_callback) -> None:
-    post_callback(shop, "c2b_confirmation", mpesa_fixture("c2b_confirmation.json"))
+def test_second_payment_for_a_paid_order_is_flagged(shop, order, confirm) -> None:
+    confirm(shop, mpesa_fixture("c2b_confirmation.json"))
     second = mpesa_fixture("c2b_confirmation.json", TKN2L5Y7QA="TKN2L5Y7QB")
-    post_callback(shop, "c2b_confirmation", second)
+    confirm(shop, second, trans_id="TKN2L5Y7QB")
     flagged = [p for p in c2b_payments(shop) if p.receipt == "TKN2L5Y7QB"]
     assert flagged[0].needs_review
     assert "already paid" in flagged[0].review_reason

@@ -9,14 +9,14 @@ from decimal import Decimal
 import httpx
 import pytest
 from django.db import transaction
-from django.urls import reverse
 from django.utils import timezone
 
+from payments.emulators.daraja import StatusScript
 from payments.models import PaymentEvent, PaymentRequest, PaymentStatus
 from payments.mpesa.c2b import register_c2b_urls
 from payments.mpesa.stk import initiate_stk_push
 from payments.pesapal.checkout import create_checkout
-from payments.routes import route_token
+from payments.routes import callback_path
 from payments.tasks import sweep_pending_stk
 from tenants.context import tenant_context
 from tests.payments.conftest import events_of, order_of, outbound_bodies, payment_of
@@ -26,8 +26,9 @@ Outcome = PaymentEvent.Outcome
 
 
 @pytest.fixture
-def live_shop(shop, live_server, settings):
+def live_shop(shop, live_server, settings, daraja):
     settings.PUBLIC_BASE_URL = live_server.url
+    daraja.default_status_script = StatusScript()  # verdicts reach the live server
     return shop
 
 
@@ -170,9 +171,10 @@ def test_c2b_simulated_payment_flows_through_validation_and_confirmation(
     result = daraja.simulate_c2b("174379", "750.00", order.reference.lower())
     assert result["validated"]["ResultCode"] == "0"
     assert result["confirmed"] == {"ResultCode": 0, "ResultDesc": "Success"}
+    daraja.wait_for_callbacks()  # Transaction Status answers on its ResultURL
     assert order_of(live_shop, order.pk).status == "paid"
     kinds = [e.kind for e in events_of(live_shop)]
-    assert kinds == ["c2b_validation", "c2b_confirmation"]
+    assert kinds == ["c2b_validation", "c2b_confirmation", "txn_status_result"]
 
 
 def test_pesapal_hosted_page_payment_notifies_and_pays(live_shop, pesapal, make_order):
@@ -192,7 +194,7 @@ def test_pesapal_hosted_page_payment_notifies_and_pays(live_shop, pesapal, make_
 def test_return_page_is_not_proof_of_payment(live_shop, pesapal, make_order) -> None:
     order = make_order(live_shop, 2300)
     payment = create_checkout(live_shop.id, order.pk, confirmed_amount=Decimal(2300))
-    path = reverse("payments:pesapal_return", kwargs={"token": route_token(live_shop.id)})
+    path = callback_path(live_shop.id, "pesapal_return")
     httpx.get(f"{live_shop_url(path)}?OrderTrackingId={payment.provider_reference}")
     assert payment_of(live_shop, payment.pk).status == PaymentStatus.PENDING
 

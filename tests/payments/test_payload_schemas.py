@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 
 import pytest
@@ -164,3 +165,34 @@ def test_ipn_in_every_shape_gives_the_tracking_id(name: str) -> None:
 def test_malformed_ipn_is_refused() -> None:
     with pytest.raises(ValueError, match=r"."):
         parse_ipn(pesapal_fixture("ipn_malformed.txt"))
+
+
+def test_transaction_status_acknowledgement_carries_the_conversation_id() -> None:
+    raw = mpesa_fixture("txn_status_accepted.json")
+    accepted = mpesa.TxnStatusAccepted.model_validate_json(raw)
+    assert accepted.conversation_id.startswith("AG_")
+
+
+def txn_result(name: str) -> mpesa.TxnStatusResult:
+    return mpesa.TxnStatusEnvelope.model_validate_json(mpesa_fixture(name)).result
+
+
+def test_completed_transaction_status_gives_receipt_and_amount() -> None:
+    result = txn_result("txn_status_result_completed.json")
+    assert (result.completed, result.receipt, result.amount) == (True, "TKN2L5Y7QA", Decimal(1500))
+
+
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [("txn_status_result_not_found.json", "R000001"), ("txn_status_queue_timeout.json", "1")],
+)
+def test_failed_or_timed_out_transaction_status_is_not_completed(name: str, code: str) -> None:
+    result = txn_result(name)
+    assert (result.completed, result.result_code, result.receipt) == (False, code, "")
+
+
+def test_a_lone_result_parameter_object_is_read_as_a_list() -> None:
+    raw = mpesa_fixture("txn_status_result_completed.json")
+    data = json.loads(raw)
+    data["Result"]["ResultParameters"]["ResultParameter"] = {"Key": "ReceiptNo", "Value": "X1"}
+    assert mpesa.TxnStatusEnvelope.model_validate(data).result.receipt == "X1"

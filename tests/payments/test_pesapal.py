@@ -97,12 +97,11 @@ def test_failed_card_is_failed_with_retry_advice(shop, pesapal, checkout, post_c
 
 
 def test_get_style_ipn_is_acknowledged_and_processed(shop, pesapal, checkout, client) -> None:
-    from django.urls import reverse
 
-    from payments.routes import route_token
+    from payments.routes import callback_path
 
     pesapal.settle(checkout.provider_reference, paid=True, notify=False)
-    path = reverse("payments:pesapal_ipn", kwargs={"token": route_token(shop.id)})
+    path = callback_path(shop.id, "pesapal_ipn")
     query = ipn_for(checkout, "ipn_get.txt")
     from django.test import TestCase
 

@@ -52,8 +52,11 @@ def body(checkout_id: str, total: int, cb: Callback, order_id: int) -> str:
     return json.dumps({"Body": {"stkCallback": stk}})
 
 
-def expected_status(first: Callback) -> str:
-    """The first authoritative result decides; a paid-but-wrong amount is unknown."""
+def expected_status(first: Callback, truth: int | None = 0) -> str:
+    """The first result decides; a paid-but-wrong amount is unknown. A success claim
+    counts only if M-Pesa's own query (`truth`; None: never answered) says paid."""
+    if first.code == 0 and truth != 0:
+        return PaymentStatus.UNKNOWN  # suspected forgery: the order stays unpaid
     if first.code == 0 and first.amount_delta:
         return PaymentStatus.UNKNOWN
     return stk_outcome(first.code).status
@@ -69,19 +72,33 @@ def expected_status(first: Callback) -> str:
     confirmed_delta=st.sampled_from((0, 0, 0, 1, -1, 100)),
     pool=st.lists(callbacks, min_size=1, max_size=3),
     order_of_delivery=st.lists(st.integers(min_value=0, max_value=2), min_size=1, max_size=6),
+    truth=st.sampled_from((0, 0, 1032, 1, None)),
 )
 def test_payment_status_always_equals_what_the_authoritative_events_say(
-    *, shop, daraja, make_order, post_callback, total, confirmed_delta, pool, order_of_delivery
+    *,
+    shop,
+    daraja,
+    make_order,
+    post_callback,
+    total,
+    confirmed_delta,
+    pool,
+    order_of_delivery,
+    truth,
 ) -> None:
     """Feature: tulia-ai-v2-langgraph-refactor, Property 7: Secure Payment Processing.
 
     No amount the customer did not confirm is ever sent to M-Pesa, and the payment
     status (read from the record) equals what the first authoritative callback said,
-    whatever duplicates, reordering or conflicting callbacks follow.
+    whatever duplicates, reordering or conflicting callbacks follow, and a success
+    callback pays only what M-Pesa's own STK query confirms (`truth`).
     """
     order = make_order(shop, total)
     pushes_before = len(daraja.pushes)
-    daraja.script(deliver=False, answered=False)
+    if truth is None:
+        daraja.script(deliver=False, answered=False)
+    else:
+        daraja.script(deliver=False, result_code=truth)
     confirmed = Decimal(total + confirmed_delta)
     if confirmed_delta:
         with pytest.raises(PaymentError, match="amount_not_confirmed"):
@@ -99,7 +116,7 @@ def test_payment_status_always_equals_what_the_authoritative_events_say(
 
     recorded = latest_payment(shop.id, order.pk)
     assert recorded is not None
-    assert recorded.status == expected_status(delivered[0])
+    assert recorded.status == expected_status(delivered[0], truth)
     paid = recorded.status == PaymentStatus.PAID
     assert (order_of(shop, order.pk).status == "paid") == paid
     disagreeing = any(

@@ -21,11 +21,14 @@ SECRET_SHAPES = [
     re.compile(r"fernet:[A-Za-z0-9_\-=]+"),
     re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}"),
     re.compile(r"\bsk-[A-Za-z0-9]{16,}"),
+    # Payment callback URLs carry a per-purpose secret (payments.routes), e.g. in
+    # Django's "Bad Request: /payments/cb/<secret>/stk/" and the access log.
+    re.compile(r"(?<=/cb/)[A-Za-z0-9_\-]{8,}(?=/)"),
 ]
 MASK = "[redacted]"
 
 
-def _scrub_text(text: str) -> str:
+def scrub_text(text: str) -> str:
     for shape in SECRET_SHAPES:
         text = shape.sub(MASK, text)
     return text
@@ -35,7 +38,7 @@ def _scrub_value(value: Any, depth: int = 0) -> Any:
     # Nested too: a logged headers dict or request payload carries its secrets one or
     # two levels down. The depth cap keeps a self-referencing structure from looping.
     if isinstance(value, str):
-        return _scrub_text(value)
+        return scrub_text(value)
     if depth > 5:
         return value
     if isinstance(value, Mapping):
@@ -45,7 +48,11 @@ def _scrub_value(value: Any, depth: int = 0) -> Any:
         }
     if isinstance(value, list | tuple):
         return [_scrub_value(v, depth + 1) for v in value]
-    return value
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    # Any other object would be rendered by its repr (Django's `request` extra shows the
+    # path, and a payment callback path carries a secret): scrub that text instead.
+    return scrub_text(repr(value))
 
 
 def scrub_secrets(

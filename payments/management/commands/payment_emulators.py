@@ -20,12 +20,19 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--stk-result", type=int, default=0, help="ResultCode to answer")
         parser.add_argument("--stk-delay", type=float, default=4.0, help="Seconds to 'type PIN'")
+        parser.add_argument(
+            "--stk-query-lag",
+            type=float,
+            default=0.0,
+            help="Seconds STK Query keeps saying 'being processed' after the customer acted",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         daraja = DarajaEmulator("demo", "demo", SANDBOX_PASSKEY, port=_port(DARAJA_URL))
         daraja.default_script = StkScript(
             result_code=options["stk_result"], delay=options["stk_delay"]
         )
+        daraja.query_lag = options["stk_query_lag"]
         pesapal = PesapalEmulator("demo", "demo", port=_port(PESAPAL_URL))
         for slug in Tenant.objects.values_list("slug", flat=True):
             daraja.add_app(*demo_credentials(slug))

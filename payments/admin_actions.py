@@ -1,0 +1,122 @@
+"""Admin actions of the payment security work: callback-secret rotation and the staff
+decision on held C2B payments. Owners only; every decision is also in admin's log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.html import format_html, format_html_join
+
+from payments.models import MpesaAccount, PaymentRequest
+from payments.routes import callback_url, confirm_rotation, rotation_state, start_rotation
+from payments.statement import decide_from_statement
+from tenants.admin_scoping import request_role
+from tenants.models import TenantMembership
+
+
+def owner_only(request: HttpRequest) -> bool:
+    return bool(request.user.is_superuser or request_role(request) == TenantMembership.Role.OWNER)
+
+
+@admin.action(
+    description="Start callback-secret rotation (old secrets keep working)",
+    permissions=["change"],
+)
+def start_callback_rotation(
+    modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Any]
+) -> None:
+    tenants = set(queryset.values_list("tenant_id", flat=True))
+    for tenant_id in tenants:
+        start_rotation(tenant_id)
+    modeladmin.message_user(
+        request,
+        "New callback secrets issued. STK, Transaction Status, card and PesaPal IPN URLs "
+        "switch on the next payment; C2B URLs must be changed in the Daraja portal (steps "
+        "on the M-Pesa account page). Old secrets work until you confirm the switch.",
+        messages.SUCCESS,
+    )
+
+
+@admin.action(
+    description="Confirm switch to new callback secrets (old ones stop working)",
+    permissions=["change"],
+)
+def confirm_callback_rotation(
+    modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Any]
+) -> None:
+    retired = sum(
+        confirm_rotation(tenant_id)
+        for tenant_id in set(queryset.values_list("tenant_id", flat=True))
+    )
+    modeladmin.message_user(request, f"{retired} old callback secret(s) retired.")
+
+
+def callback_setup(account: MpesaAccount) -> str:
+    """The C2B URLs to register and the Daraja portal steps (owners only)."""
+    state = rotation_state(account.tenant_id)
+    confirm = callback_url(account.tenant_id, "c2b_confirmation")
+    validate = callback_url(account.tenant_id, "c2b_validation")
+    steps = [
+        (
+            "Daraja portal → URL Management: delete the URLs registered for shortcode {}.",
+            account.shortcode,
+        ),
+        ("Register Confirmation URL {}", confirm),
+        ("Register Validation URL {}", validate),
+        ("Make a small test payment and check it arrives here.", ""),
+        ("Then run “Confirm switch to new callback secrets”.", ""),
+    ]
+    status = (
+        f"Rotation in progress for: {', '.join(state.pending)}. Old secrets still accepted."
+        if state.in_progress
+        else "No rotation in progress."
+    )
+    items = format_html_join("", "<li>{}</li>", ((format_html(t, v),) for t, v in steps))
+    return format_html(
+        "<p>{}</p><p>C2B URLs are registered once per shortcode in production, so they "
+        "do not move by themselves:</p><ol>{}</ol>",
+        status,
+        items,
+    )
+
+
+def _decide(
+    modeladmin: admin.ModelAdmin,
+    request: HttpRequest,
+    queryset: QuerySet[PaymentRequest],
+    on_statement: bool,
+) -> None:
+    staff = request.user.get_username()
+    done = 0
+    for payment in queryset:
+        outcome = decide_from_statement(
+            payment.tenant_id, payment.pk, on_statement=on_statement, staff=staff
+        )
+        if outcome is not None:
+            done += 1
+            modeladmin.log_change(request, payment, f"statement check: {outcome}")
+    skipped = queryset.count() - done
+    modeladmin.message_user(
+        request,
+        f"{done} decided; {skipped} skipped (only held M-Pesa Paybill/Till payments).",
+        messages.SUCCESS if done else messages.WARNING,
+    )
+
+
+@admin.action(description="Found on the M-Pesa statement: confirm paid", permissions=["confirm"])
+def confirm_on_statement(
+    modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[PaymentRequest]
+) -> None:
+    _decide(modeladmin, request, queryset, on_statement=True)
+
+
+@admin.action(
+    description="Not on the M-Pesa statement: refuse (suspected forgery)", permissions=["confirm"]
+)
+def refuse_not_on_statement(
+    modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[PaymentRequest]
+) -> None:
+    _decide(modeladmin, request, queryset, on_statement=False)
