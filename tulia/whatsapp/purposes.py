@@ -61,13 +61,15 @@ def payment_notice(payment: Any) -> dict[str, Any]:
     """Purpose and facts of a payment outcome (a payments.PaymentRequest), for the gate.
 
     Paid is "payment received"; cancelled, timed out or failed is "payment failed".
-    A payment under review has no template: outside the window it is recorded as not
-    sent, and the desk follows it up.
+    A payment under review or still being verified with the provider has no template:
+    outside the window it is recorded as not sent, and the desk follows it up (never a
+    "failed" template for a payment that may yet be confirmed).
     """
     order = payment.order.reference if payment.order is not None else payment.account_reference
     amount = f"{payment.amount:,.2f}".removesuffix(".00")
     if payment.status == "paid":
         facts = {"order": order, "amount": amount, "receipt": payment.receipt or order}
         return {"purpose": PAYMENT_RECEIVED, "facts": facts}
-    purpose = "payment_review" if payment.status == "unknown" else PAYMENT_FAILED
+    failed = payment.status in {"failed", "cancelled", "timeout"}
+    purpose = PAYMENT_FAILED if failed else "payment_review"
     return {"purpose": purpose, "facts": {"order": order, "amount": amount}}
