@@ -53,6 +53,11 @@ SECRET_KEY = _required_in_production(
     "DJANGO_SECRET_KEY", dev_secret(_LOCAL_DIR, "django") if _LOCAL_DIR else ""
 )
 # Comma-separated Fernet keys; the first encrypts, all decrypt (rotation).
+# Proves operator mode to PostgreSQL (tenants/context.py: operator_context); the database
+# keeps a copy the runtime role cannot read, so SQL alone cannot switch RLS off.
+TULIA_OPERATOR_KEY = _required_in_production(
+    "TULIA_OPERATOR_KEY", dev_secret(_LOCAL_DIR, "operator-key") if _LOCAL_DIR else ""
+)
 TULIA_FIELD_KEYS = _required_in_production(
     "TULIA_FIELD_KEYS", dev_secret(_LOCAL_DIR, "field-key", fernet=True) if _LOCAL_DIR else ""
 ).split(",")
@@ -147,6 +152,13 @@ DATABASES = {
     )
 }
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# The role that owns the tables and RLS functions and runs `migrate` (tulia/db_roles.py).
+# Only the migrate job needs it; the web and worker processes run as DATABASE_URL's role.
+_owner_url = env_str("DATABASE_OWNER_URL") or (
+    "" if env_str("DATABASE_URL") else embedded.owner_url(DATABASE_URL)
+)
+DATABASE_OWNER = dj_database_url.parse(_owner_url) if _owner_url else None
+DATABASE_RUNTIME_ROLE = DATABASES["default"]["USER"]
 DATABASES["default"]["TEST"] = {"NAME": env_str("TULIA_TEST_DB", "test_tulia")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -237,7 +249,8 @@ LOGGING = logging_config(
 )
 configure_structlog()
 silence_noisy_libraries()
-TULIA_METRICS_TOKEN = env_str("TULIA_METRICS_TOKEN", "")
+# /metrics names tenants and queue sizes: in production it always asks for this token.
+TULIA_METRICS_TOKEN = _required_in_production("TULIA_METRICS_TOKEN", "")
 
 # --- Product knobs -------------------------------------------------------------------
 # What answers a conversation turn: the LangGraph engine (tulia.conversations.turns).
