@@ -17,10 +17,11 @@ from tenants.admin_scoping import (
 )
 from tenants.crypto import Secret
 from tenants.models import ConsentEvent, Customer, Tenant, TenantMembership, WhatsAppSender
+from tenants.roles import RoleCheckedActions
 
 
 @admin.register(Tenant)
-class TenantAdmin(admin.ModelAdmin):
+class TenantAdmin(RoleCheckedActions):
     list_display = ("name", "slug", "status", "plan", "default_language", "created_at")
     search_fields = ("name", "slug")
     readonly_fields = ("id", "created_at", "updated_at")

@@ -10,12 +10,14 @@ from typing import Any
 from uuid import UUID
 
 from django import forms
-from django.contrib import admin
 from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from tenants.models import Tenant, TenantMembership, TenantOwnedModel
+from tenants.roles import RoleCheckedActions, request_role
+
+__all__ = ["ReadOnlyScopedAdmin", "TenantScopedAdmin", "request_role", "request_tenant_id"]
 
 
 def request_tenant_id(request: HttpRequest) -> UUID | None:
@@ -23,12 +25,7 @@ def request_tenant_id(request: HttpRequest) -> UUID | None:
     return membership.tenant_id if membership else None
 
 
-def request_role(request: HttpRequest) -> str | None:
-    membership: TenantMembership | None = getattr(request, "tenant_membership", None)
-    return membership.role if membership else None
-
-
-class TenantScopedAdmin(admin.ModelAdmin):
+class TenantScopedAdmin(RoleCheckedActions):
     """Owners may change everything of their tenant; agents only what agent_can_change."""
 
     agent_can_change: bool = False

@@ -12,6 +12,7 @@ from django.urls import URLPattern, path
 from django.utils import timezone
 
 from tenants.admin_scoping import TenantScopedAdmin, request_tenant_id
+from tenants.roles import role_action
 from tulia.api.keys import issue_key
 from tulia.commerce.admin_import import import_view
 from tulia.commerce.models import (
@@ -149,6 +150,6 @@ class ApiKeyAdmin(TenantScopedAdmin):
         messages.warning(request, f"Copy this key now, it is not shown again: {issued.plaintext}")
         return None
 
-    @admin.action(description="Revoke selected keys")
+    @role_action("commerce.api_key.revoke", description="Revoke selected keys")
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
         queryset.filter(revoked_at=None).update(revoked_at=timezone.now())
