@@ -72,8 +72,7 @@ def apply_row_level_security(**_: object) -> None:
 
 def _owner_of(cursor: CursorWrapper, table: str) -> str | None:
     cursor.execute(
-        "SELECT pg_get_userbyid(relowner) FROM pg_class"
-        " WHERE oid = to_regclass(quote_ident(%s))",
+        "SELECT pg_get_userbyid(relowner) FROM pg_class WHERE oid = to_regclass(quote_ident(%s))",
         [table],
     )
     row = cursor.fetchone()

@@ -57,7 +57,6 @@ def as_operator(db: Any) -> Iterator[None]:
         yield
 
 
-
 # The test database is created and migrated by the owner role, then every test runs as
 # the runtime role, as production does (tulia/db_roles.py). pytest-django calls
 # django_db_modify_db_settings just before it creates the databases.

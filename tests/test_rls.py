@@ -122,9 +122,9 @@ def test_operator_context_sees_every_tenant(tenant, stranger) -> None:
 # --- The runtime role cannot switch RLS off (issue 15) --------------------------------
 
 
-def _refused(sql: str, params: list[object] | None = None) -> None:
+def _refused(sql: str) -> None:
     with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(sql)
 
 
 def test_tests_run_as_the_runtime_role_and_tables_belong_to_the_owner() -> None:

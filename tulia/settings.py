@@ -89,6 +89,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI served from our own static files, not a CDN
+    "axes",
     "tenants.apps.TenantsConfig",
     "tulia.conversations.apps.ConversationsConfig",
     "tulia.whatsapp.apps.WhatsappConfig",
@@ -108,11 +110,13 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "tulia.json_depth.JsonDepthMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "tenants.middleware.StaffTenantMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # answers a locked-out sign-in with 429
 ]
 
 ROOT_URLCONF = "tulia.urls"
@@ -225,6 +229,9 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Tulia tenant API",
     "VERSION": "1.0.0",
     # Several resources have a "status"; name each enum after its resource.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
         "OrderStatusEnum": "tulia.commerce.models.orders.OrderStatus",
         "TicketStatusEnum": "tulia.handoff.models.TicketStatus",
@@ -232,6 +239,24 @@ SPECTACULAR_SETTINGS = {
         "ConversationStatusEnum": "tulia.conversations.models.Conversation.Status",
     },
 }
+
+# --- Sign-in throttling (django-axes) ---------------------------------------------------
+# Admin sign-in and the desk API's HTTP Basic both go through authenticate(), which the
+# axes backend guards: after AXES_FAILURE_LIMIT wrong passwords for one username from
+# one address, that pair is refused for AXES_COOLOFF_TIME hours. Keyed on the pair so an
+# attacker cannot lock a shop's owner out from elsewhere, nor a whole shared (NAT) address.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("TULIA_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = env_float("TULIA_LOGIN_COOLOFF_HOURS", 0.25, minimum=0.01)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_RESET_ON_SUCCESS = True
+# Test clients sign in with client.login(), which passes no request for axes to key on;
+# tests/security/test_login_throttling.py switches it on.
+AXES_ENABLED = env_bool("TULIA_LOGIN_THROTTLING", default=TULIA_PROFILE != "test")
 
 # --- Security for production ---------------------------------------------------------
 if IS_PRODUCTION:

@@ -22,9 +22,10 @@ pytestmark = pytest.mark.django_db
 def _repack(docx: bytes, *, pad_document: int = 0, extra_members: int = 0) -> bytes:
     """The same DOCX with its body XML padded by blanks and/or many tiny members added."""
     out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(docx)) as src, zipfile.ZipFile(
-        out, "w", zipfile.ZIP_DEFLATED, compresslevel=9
-    ) as dst:
+    with (
+        zipfile.ZipFile(io.BytesIO(docx)) as src,
+        zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as dst,
+    ):
         for member in src.infolist():
             body = src.read(member.filename)
             if member.filename == "word/document.xml" and pad_document:

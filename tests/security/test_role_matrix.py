@@ -43,18 +43,19 @@ def staff(tenant: Tenant) -> dict[str, TenantMembership]:
 def _request_as(membership: TenantMembership) -> Any:
     request = RequestFactory().get("/admin/")
     request.user = membership.user
-    request.tenant_membership = membership
+    request.tenant_membership = membership  # type: ignore[attr-defined]
     return request
 
 
-def _every_action() -> list[tuple[str, admin.ModelAdmin, str, Any]]:  # type: ignore[type-arg]
+def _every_action() -> list[tuple[str, admin.ModelAdmin[Any], str, Any]]:
     superuser = get_user_model()(username="root", is_staff=True, is_superuser=True)
     request = RequestFactory().get("/admin/")
     request.user = superuser
     found = []
     for model, model_admin in admin.site._registry.items():
-        for name, (func, _, _) in model_admin.get_actions(request).items():
-            found.append((model._meta.label, model_admin, name, func))
+        for name, entry in model_admin.get_actions(request).items():
+            assert entry is not None
+            found.append((model._meta.label, model_admin, name, entry[0]))
     return found
 
 

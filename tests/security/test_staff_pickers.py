@@ -67,7 +67,8 @@ def test_owner_invites_a_new_login_into_their_shop(owner, tenant) -> None:
     response = _invite(owner, "wanjiku@example.com")
     assert response.status_code == 302
     user = _user("wanjiku@example.com")
-    assert user.is_staff and user.check_password(NEW_PASSWORD)
+    assert user.is_staff
+    assert user.check_password(NEW_PASSWORD)
     with tenant_context(tenant.id):
         assert TenantMembership.objects.get(user=user).role == "agent"
 
