@@ -254,6 +254,9 @@ AXES_COOLOFF_TIME = env_float("TULIA_LOGIN_COOLOFF_HOURS", 0.25, minimum=0.01)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_HTTP_RESPONSE_CODE = 429
 AXES_RESET_ON_SUCCESS = True
+# Axes' own admin pages carry actions outside tenants/roles.py; operators unlock with
+# `manage.py axes_reset_username <name>` instead.
+AXES_ENABLE_ADMIN = False
 # Test clients sign in with client.login(), which passes no request for axes to key on;
 # tests/security/test_login_throttling.py switches it on.
 AXES_ENABLED = env_bool("TULIA_LOGIN_THROTTLING", default=TULIA_PROFILE != "test")
