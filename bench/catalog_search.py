@@ -44,6 +44,7 @@ from tulia.commerce.importer import import_catalog  # noqa: E402
 from tulia.commerce.indexing import embed_items  # noqa: E402
 from tulia.commerce.models import CatalogItem  # noqa: E402
 from tulia.commerce.search import SearchFilters, search_catalog  # noqa: E402
+from tulia.db_roles import as_owner  # noqa: E402
 from tulia.embeddings import get_embedder  # noqa: E402
 from tulia.embeddings.text import normalise  # noqa: E402
 
@@ -136,14 +137,14 @@ def build(tenants: int, items: int) -> list[Tenant]:
     stale = [(tenant, kind) for tenant, kind, needs in shops if needs]
     if stale:
         started = time.perf_counter()
-        with connection.cursor() as cursor:
+        with as_owner(), connection.cursor() as cursor:  # DDL: only the owner role may
             # Building the HNSW index once is far faster than growing it row by row.
             cursor.execute("DROP INDEX IF EXISTS item_embedding_hnsw")
         for tenant, kind in stale:
             fill_tenant(tenant, kind, items, rng)
             print(f"  loaded {tenant.slug} ({time.perf_counter() - started:.0f}s)", flush=True)
         loaded = time.perf_counter()
-        with connection.cursor() as cursor:
+        with as_owner(), connection.cursor() as cursor:
             cursor.execute("SET maintenance_work_mem = '1GB'")
             cursor.execute(INDEX_SQL)
             cursor.execute("ANALYZE commerce_catalogitem")

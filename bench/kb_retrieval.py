@@ -42,6 +42,7 @@ from kb.retrieval import Hit, retrieve  # noqa: E402
 from tenants.context import operator_context, tenant_context  # noqa: E402
 from tenants.demo import seed_tenants  # noqa: E402
 from tenants.models import Tenant  # noqa: E402
+from tulia.db_roles import as_owner  # noqa: E402
 
 LABELS = Path(__file__).with_name("kb_labelled.tsv")
 
@@ -165,13 +166,13 @@ def synthetic_tenants(count: int, per_tenant: int) -> list[uuid.UUID]:
 
 
 def _drop_vector_index() -> None:
-    with connection.cursor() as cursor:
+    with as_owner(), connection.cursor() as cursor:  # DDL: only the owner role may
         cursor.execute("DROP INDEX IF EXISTS kb_chunk_embedding")
 
 
 def _rebuild_vector_index() -> None:
     started = time.perf_counter()
-    with connection.cursor() as cursor:
+    with as_owner(), connection.cursor() as cursor:  # DDL: only the owner role may
         cursor.execute("SET maintenance_work_mem = '512MB'")
         cursor.execute(
             "CREATE INDEX IF NOT EXISTS kb_chunk_embedding ON kb_chunk"

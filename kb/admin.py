@@ -16,6 +16,7 @@ from kb.extract import SUPPORTED_SUFFIXES
 from kb.models import ConversationSummary, Document, KbSettings, KnowledgeGap
 from kb.summaries import queue_indexing, set_approval
 from tenants.admin_scoping import TenantScopedAdmin
+from tenants.roles import role_action
 
 
 class DocumentForm(forms.ModelForm):
@@ -71,7 +72,7 @@ class DocumentAdmin(TenantScopedAdmin):
         for document in queryset:
             delete_document(document.tenant_id, document.pk)
 
-    @admin.action(description="Re-index selected documents")
+    @role_action("kb.document.reindex", description="Re-index selected documents")
     def reindex(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
         for document in queryset:
             queue_ingestion(document.tenant_id, document.pk)
@@ -90,12 +91,12 @@ class ConversationSummaryAdmin(TenantScopedAdmin):
         if obj.approved and {"title", "text"} & set(form.changed_data):
             queue_indexing(obj)
 
-    @admin.action(description="Approve as a knowledge source")
+    @role_action("kb.summary.approve", description="Approve as a knowledge source")
     def approve(self, request: HttpRequest, queryset: QuerySet[ConversationSummary]) -> None:
         for summary in queryset:
             set_approval(summary.tenant_id, summary.pk, approved=True)
 
-    @admin.action(description="Withdraw approval")
+    @role_action("kb.summary.withdraw", description="Withdraw approval")
     def withdraw(self, request: HttpRequest, queryset: QuerySet[ConversationSummary]) -> None:
         for summary in queryset:
             set_approval(summary.tenant_id, summary.pk, approved=False)

@@ -17,6 +17,7 @@ from pathlib import PurePath
 
 import docx
 from pypdf import PdfReader
+from pypdf.errors import LimitReachedError
 
 from kb import limits
 
@@ -73,17 +74,42 @@ def _pdf(data: bytes) -> Extracted:
         raise ExtractionError("not a PDF file (the PDF header is missing)")
     try:
         reader = PdfReader(io.BytesIO(data))
+        _check_pdf_objects(reader)
         _unlock(reader)
         if len(reader.pages) > limits.MAX_PAGES:
             raise ExtractionError(
                 f"the PDF has {len(reader.pages)} pages; the limit is {limits.MAX_PAGES}"
             )
-        pages = [page.extract_text() or "" for page in reader.pages]
+        pages = _pdf_page_texts(reader)
     except ExtractionError:
         raise
+    except LimitReachedError as exc:  # pypdf's own decompression and nesting caps
+        raise ExtractionError(
+            "the PDF unpacks to more than we can safely read (a decompression bomb?);"
+            " export it again or split it"
+        ) from exc
     except Exception as exc:  # pypdf raises many types on damaged files; all mean "corrupt"
         raise ExtractionError(f"the PDF is corrupt or unreadable ({type(exc).__name__})") from exc
     return Extracted(text=plain_text_to_markdown("\n\n".join(pages)), pages=len(pages))
+
+
+def _check_pdf_objects(reader: PdfReader) -> None:
+    declared = int(reader.trailer.get("/Size", 0) or 0)
+    if declared > limits.MAX_PDF_OBJECTS:
+        raise ExtractionError(
+            f"the PDF has {declared} objects; the limit is {limits.MAX_PDF_OBJECTS}"
+        )
+
+
+def _pdf_page_texts(reader: PdfReader) -> list[str]:
+    texts: list[str] = []
+    total = 0
+    for page in reader.pages:
+        texts.append(page.extract_text() or "")
+        total += len(texts[-1])
+        if total > limits.MAX_TEXT_CHARS:  # stop reading now, not after the last page
+            raise ExtractionError("the document has too much text; split it into smaller files")
+    return texts
 
 
 def _unlock(reader: PdfReader) -> None:
@@ -102,6 +128,7 @@ def _unlock(reader: PdfReader) -> None:
 def _docx(data: bytes) -> Extracted:
     if not zipfile.is_zipfile(io.BytesIO(data)):
         raise ExtractionError("not a DOCX file (a DOCX is a zip package), or it is corrupt")
+    _check_docx_package(data)
     try:
         document = docx.Document(io.BytesIO(data))
     except Exception as exc:  # python-docx surfaces zip, XML and package errors alike
@@ -113,6 +140,28 @@ def _docx(data: bytes) -> Extracted:
         for row in table.rows:
             lines.append(" | ".join(cell.text.strip() for cell in row.cells))
     return Extracted(text="\n\n".join(line for line in lines if line.strip()), pages=1)
+
+
+def _check_docx_package(data: bytes) -> None:
+    """Refuse a package that would unpack too far, before python-docx opens any part."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as package:
+            members = package.infolist()
+    except (zipfile.BadZipFile, ValueError) as exc:
+        raise ExtractionError("the DOCX is corrupt or unreadable (BadZipFile)") from exc
+    if len(members) > limits.MAX_DOCX_MEMBERS:
+        raise ExtractionError(
+            f"the DOCX holds {len(members)} parts; the limit is {limits.MAX_DOCX_MEMBERS}"
+        )
+    unpacked = sum(member.file_size for member in members)
+    xml = sum(m.file_size for m in members if m.filename.endswith((".xml", ".rels")))
+    if unpacked > limits.MAX_DOCX_UNPACKED_BYTES or xml > limits.MAX_DOCX_XML_BYTES:
+        raise ExtractionError(
+            f"the DOCX unpacks to {unpacked / (1024 * 1024):.0f} MB"
+            f" ({xml / (1024 * 1024):.0f} MB of text markup); the limits are"
+            f" {limits.MAX_DOCX_UNPACKED_BYTES // (1024 * 1024)} MB and"
+            f" {limits.MAX_DOCX_XML_BYTES // (1024 * 1024)} MB"
+        )
 
 
 def _docx_line(style: str, text: str) -> str:

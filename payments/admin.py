@@ -24,6 +24,7 @@ from payments.models import (
 )
 from tenants.admin_scoping import ReadOnlyScopedAdmin, TenantScopedAdmin
 from tenants.crypto import Secret
+from tenants.roles import role_action
 
 WRITE_ONLY_HELP = "Stored encrypted. Leave blank to keep the current value."
 
@@ -145,7 +146,7 @@ class EventInline(admin.TabularInline):
         return False
 
 
-@admin.action(description="Mark as reviewed (reconciled)")
+@role_action("payments.review.mark_reviewed", description="Mark as reviewed (reconciled)")
 def mark_reviewed(
     modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Any]
 ) -> None:
@@ -155,8 +156,8 @@ def mark_reviewed(
 
 class _ReviewAdmin(ReadOnlyScopedAdmin):
     # The payment record is authoritative: nobody edits it by hand.
-    # Actions without allowed_permissions need only view access: staff of the tenant
-    # can clear the queue without being able to edit the record itself.
+    # Clearing the queue is an owner's operation (tenants/roles.py), though the
+    # record itself stays read-only for everyone.
     actions = (mark_reviewed,)
 
 

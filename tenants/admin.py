@@ -6,7 +6,9 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
-from django.db.models import QuerySet
+from django.contrib.auth import get_user_model
+from django.contrib.auth.password_validation import validate_password
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 
 from tenants.admin_scoping import (
@@ -17,10 +19,11 @@ from tenants.admin_scoping import (
 )
 from tenants.crypto import Secret
 from tenants.models import ConsentEvent, Customer, Tenant, TenantMembership, WhatsAppSender
+from tenants.roles import RoleCheckedActions
 
 
 @admin.register(Tenant)
-class TenantAdmin(admin.ModelAdmin):
+class TenantAdmin(RoleCheckedActions):
     list_display = ("name", "slug", "status", "plan", "default_language", "created_at")
     search_fields = ("name", "slug")
     readonly_fields = ("id", "created_at", "updated_at")
@@ -100,11 +103,81 @@ class WhatsAppSenderAdmin(TenantScopedAdmin):
         return obj.twilio_auth_token.masked() if obj.twilio_auth_token else "—"
 
 
+class StaffInviteForm(forms.ModelForm):
+    """An owner adds staff by login name or e-mail; the login is created for this shop.
+
+    Logins are platform-wide, so an existing one is never bound here: it either already
+    works for this shop or belongs to someone else's, and the owner is told which.
+    """
+
+    login = forms.CharField(label="Username or e-mail", max_length=150)
+    password = forms.CharField(
+        widget=forms.PasswordInput(render_value=False),
+        help_text="The new staff member's first password; they can change it after signing in.",
+    )
+
+    class Meta:
+        model = TenantMembership
+        fields = ("tenant", "role")
+
+    def clean_login(self) -> str:
+        login = self.cleaned_data["login"].strip()
+        users = get_user_model().objects
+        match = Q(username__iexact=login) | (Q(email__iexact=login) if "@" in login else Q())
+        existing = users.filter(match).first()
+        if existing is None:
+            return login
+        # Under this shop's tenant context only this shop's memberships are visible.
+        if TenantMembership.objects.filter(user=existing).exists():
+            raise forms.ValidationError("This login is already staff of your shop.")
+        raise forms.ValidationError(
+            "This username or e-mail is already in use by another account; choose another."
+        )
+
+    def clean_password(self) -> str:
+        password = self.cleaned_data["password"]
+        login = self.cleaned_data.get("login", "")
+        validate_password(password, get_user_model()(username=login))
+        return password
+
+    def create_login(self) -> Any:
+        login = self.cleaned_data["login"]
+        return get_user_model().objects.create_user(
+            username=login,
+            email=login if "@" in login else "",
+            password=self.cleaned_data["password"],
+            is_staff=True,
+        )
+
+
 @admin.register(TenantMembership)
 class TenantMembershipAdmin(TenantScopedAdmin):
     list_display = ("user", "role", "tenant", "created_at")
     list_filter = ("role",)
     search_fields = ("user__username",)
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        if obj is None and not request.user.is_superuser:
+            kwargs["form"] = StaffInviteForm
+            kwargs["fields"] = ("tenant", "role", "login", "password")
+        return super().get_form(request, obj, change, **kwargs)
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        if obj is None and not request.user.is_superuser:
+            return ("tenant", "login", "password", "role")
+        return super().get_fields(request, obj)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        fields = tuple(super().get_readonly_fields(request, obj))
+        # Who a membership belongs to never changes: remove it and invite again instead.
+        return (*fields, "user") if obj is not None and not request.user.is_superuser else fields
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        if isinstance(form, StaffInviteForm):
+            obj.user = form.create_login()
+        super().save_model(request, obj, form, change)
 
 
 @admin.register(Customer)

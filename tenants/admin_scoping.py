@@ -10,12 +10,16 @@ from typing import Any
 from uuid import UUID
 
 from django import forms
-from django.contrib import admin
-from django.db import models
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, models
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
 from tenants.models import Tenant, TenantMembership, TenantOwnedModel
+from tenants.roles import RoleCheckedActions, request_role
+
+__all__ = ["ReadOnlyScopedAdmin", "TenantScopedAdmin", "request_role", "request_tenant_id"]
 
 
 def request_tenant_id(request: HttpRequest) -> UUID | None:
@@ -23,12 +27,13 @@ def request_tenant_id(request: HttpRequest) -> UUID | None:
     return membership.tenant_id if membership else None
 
 
-def request_role(request: HttpRequest) -> str | None:
-    membership: TenantMembership | None = getattr(request, "tenant_membership", None)
-    return membership.role if membership else None
+UNIQUE_CONFLICT = (
+    "Not saved: a value you entered is already in use (a phone number, login or name that"
+    " must be unique). Change it and try again."
+)
 
 
-class TenantScopedAdmin(admin.ModelAdmin):
+class TenantScopedAdmin(RoleCheckedActions):
     """Owners may change everything of their tenant; agents only what agent_can_change."""
 
     agent_can_change: bool = False
@@ -55,7 +60,29 @@ class TenantScopedAdmin(admin.ModelAdmin):
             field.disabled = True  # kept in the form so unique checks see the tenant
         elif isinstance(related, type) and issubclass(related, TenantOwnedModel):
             field.queryset = related.objects.filter(tenant_id=tenant_id)  # type: ignore[attr-defined]
+        elif related is get_user_model():
+            # Logins are platform-wide: offer only this shop's own staff, never others'.
+            staff = get_user_model().objects
+            field.queryset = (
+                staff.filter(tenant_membership__tenant_id=tenant_id) if tenant_id else staff.none()
+            )
         return field
+
+    def changeform_view(
+        self,
+        request: HttpRequest,
+        object_id: str | None = None,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        # Some unique values are unique across shops (a sender's number, a login), and RLS
+        # hides the other shop's row from the form's own unique check: the database has
+        # the last word. Its refusal is the shop's input error, not a server error.
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except IntegrityError:
+            messages.error(request, UNIQUE_CONFLICT)
+            return HttpResponseRedirect(request.get_full_path())
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         if not request.user.is_superuser:

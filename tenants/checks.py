@@ -28,3 +28,31 @@ def app_role_cannot_bypass_rls(databases: Any = None, **_: Any) -> list[CheckMes
                 )
             )
     return problems
+
+
+@register(Tags.database)
+def app_role_does_not_own_tenant_tables(databases: Any = None, **_: Any) -> list[CheckMessage]:
+    """A table's owner can switch its RLS off: the app must connect as another role."""
+    from tenants.rls import tenant_owned_models
+
+    tables = [model._meta.db_table for model in tenant_owned_models()]
+    problems: list[CheckMessage] = []
+    for alias in databases or []:
+        with connections[alias].cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_class WHERE relname = ANY(%s)"
+                " AND relowner = (SELECT oid FROM pg_roles WHERE rolname = current_user)",
+                [tables],
+            )
+            owned = cursor.fetchone()[0]
+        if owned:
+            problems.append(
+                Error(
+                    f"database '{alias}' connects as the owner of {owned} tenant tables,"
+                    " which could switch row-level security off",
+                    hint="Run the app as the runtime role and migrate as the owner role "
+                    "(DATABASE_OWNER_URL); deploy/SCALING.md shows the one-time hand-over.",
+                    id="tenants.E002",
+                )
+            )
+    return problems

@@ -7,17 +7,21 @@ work on a pooled connection. Outside any context the setting is empty and tenant
 tables look empty: a missing tenant means nothing, never "all".
 
 `operator_context` is the one explicit way to see across tenants (superusers in admin,
-platform maintenance); every use names its reason.
+platform maintenance); every use names its reason. The database believes it only with
+a claim made from TULIA_OPERATOR_KEY for this very session and transaction (see
+tenants/migrations/0004_operator_mode_needs_a_key.py), so SQL alone cannot forge it.
 """
 
 from __future__ import annotations
 
 import contextvars
+import hashlib
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from uuid import UUID
 
+from django.conf import settings
 from django.db import connection, transaction
 
 TENANT_SETTING = "tulia.tenant_id"
@@ -96,8 +100,18 @@ def operator_context(reason: str) -> Iterator[None]:
     if not reason:
         raise TenantContextError("operator_context needs a reason")
     logger.info("operator context opened: %s", reason)
-    with _local_setting(OPERATOR_SETTING, "on"):
-        yield
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT tulia_operator_nonce()")
+            nonce = cursor.fetchone()[0]
+        with _local_setting(OPERATOR_SETTING, operator_claim(nonce)):
+            yield
+
+
+def operator_claim(nonce: str) -> str:
+    """What `tulia_operator()` recomputes from its stored key; valid for one transaction."""
+    material = f"{settings.TULIA_OPERATOR_KEY}|{nonce}".encode()
+    return hashlib.sha256(material).hexdigest()
 
 
 @contextmanager

@@ -11,6 +11,7 @@ from tenants.context import operator_context
 from tenants.models import Tenant
 from tenants.services import create_tenant, register_whatsapp_sender
 from tests import celery_support  # noqa: F401 - per-process queue, logging left alone
+from tulia.db_roles import switch_to_owner
 
 TWILIO_SID_A = "AC" + "a" * 32
 TWILIO_SID_B = "AC" + "b" * 32
@@ -54,3 +55,22 @@ def stranger(make_tenant: Callable[..., Tenant]) -> Tenant:
 def as_operator(db: Any) -> Iterator[None]:
     with operator_context("test inspection"):
         yield
+
+
+# The test database is created and migrated by the owner role, then every test runs as
+# the runtime role, as production does (tulia/db_roles.py). pytest-django calls
+# django_db_modify_db_settings just before it creates the databases.
+_back_to_runtime: list[Callable[[], None]] = []
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    _back_to_runtime.append(switch_to_owner())
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None) -> Iterator[None]:
+    for restore in _back_to_runtime:
+        restore()
+    yield
+    switch_to_owner()  # the databases are dropped by their owner

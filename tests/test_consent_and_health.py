@@ -118,6 +118,8 @@ def test_production_settings_pass_djangos_deploy_checks() -> None:
         "TULIA_PROFILE": "production",
         "DJANGO_SECRET_KEY": "x" * 20 + "-production-only-secret-key-value-0123456789",
         "TULIA_FIELD_KEYS": Fernet.generate_key().decode(),
+        "TULIA_OPERATOR_KEY": "operator-key-for-the-deploy-check",
+        "TULIA_METRICS_TOKEN": "metrics-token-for-the-deploy-check",
         "DATABASE_URL": live.DATABASE_URL,
         "REDIS_URL": live.REDIS_URL,
         "DJANGO_ALLOWED_HOSTS": "api.tulia.example",

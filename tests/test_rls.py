@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from django.db import connection, transaction
+from django.conf import settings
+from django.db import DatabaseError, connection, transaction
 from django.db.utils import ProgrammingError
 
 from tenants.context import TenantContextError, operator_context, tenant_context
@@ -116,3 +117,65 @@ def test_operator_context_sees_every_tenant(tenant, stranger) -> None:
     with operator_context("test"):
         seen = {row[0] for row in _raw_rows("tenants_customer")}
     assert seen == {str(tenant.id), str(stranger.id)}
+
+
+# --- The runtime role cannot switch RLS off (issue 15) --------------------------------
+
+
+def _refused(sql: str) -> None:
+    with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(sql)
+
+
+def test_tests_run_as_the_runtime_role_and_tables_belong_to_the_owner() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT current_user, pg_get_userbyid(relowner) FROM pg_class"
+            " WHERE relname = 'tenants_customer'"
+        )
+        me, owner = cursor.fetchone()
+    assert me == settings.DATABASE_RUNTIME_ROLE
+    assert owner != me
+
+
+@pytest.mark.parametrize("value", ["on", "true", "1", ""])
+def test_setting_operator_by_hand_reveals_nothing(tenant, stranger, value) -> None:
+    _populate(tenant)
+    _populate(stranger)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('tulia.operator', %s, true)", [value])
+        cursor.execute("SELECT tulia_operator()")
+        assert cursor.fetchone() == (False,)
+        assert _raw_rows("tenants_customer") == []
+
+
+@pytest.mark.django_db(transaction=True)  # two real transactions, not savepoints of one
+def test_a_claim_from_an_earlier_operator_transaction_does_not_replay(tenant) -> None:
+    _populate(tenant)
+    with operator_context("test: capture the claim"), connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('tulia.operator')")
+        claim = cursor.fetchone()[0]
+        assert _raw_rows("tenants_customer")
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('tulia.operator', %s, true)", [claim])
+        assert _raw_rows("tenants_customer") == []
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "ALTER TABLE tenants_customer DISABLE ROW LEVEL SECURITY",
+        "ALTER TABLE tenants_customer NO FORCE ROW LEVEL SECURITY",
+        "DROP POLICY tenant_isolation ON tenants_customer",
+        "CREATE POLICY sneak ON tenants_customer USING (true)",
+        "CREATE OR REPLACE FUNCTION tulia_operator() RETURNS boolean"
+        " LANGUAGE sql AS $$ SELECT true $$",
+        "CREATE OR REPLACE FUNCTION tulia_current_tenant() RETURNS uuid"
+        " LANGUAGE sql AS $$ SELECT NULL::uuid $$",
+        "SELECT secret FROM tulia_private.operator_key",
+        "SET ROLE tulia_owner",
+        "CREATE FUNCTION public.sneak() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$",
+    ],
+)
+def test_runtime_role_cannot_alter_what_rls_rests_on(sql: str) -> None:
+    _refused(sql)

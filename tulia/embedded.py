@@ -5,8 +5,10 @@ project-local folder and listen on unix sockets inside it, so the dev platform
 (`var/dev`) and the test suite (`var/test`) never collide on ports or files.
 
 The application never connects as the PostgreSQL superuser: superusers bypass
-Row-Level Security. The bootstrap here creates a plain login role that owns the
-database, and every tenant-owned table is put under FORCE ROW LEVEL SECURITY.
+Row-Level Security. The bootstrap here creates two plain login roles: `tulia_owner`
+owns the database, its tables and the RLS functions and runs migrations; `tulia`, the
+role the application runs as, only gets row privileges (tulia/db_roles.py), so it can
+neither switch RLS off nor replace the functions the policies call.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import redis
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 APP_ROLE = "tulia"
+OWNER_ROLE = "tulia_owner"
 APP_DATABASE = "tulia"
 # AF_UNIX socket paths are limited to 107 bytes on Linux.
 _MAX_SOCKET_PATH = 100
@@ -68,24 +71,49 @@ def ensure_postgres(profile: str) -> str:
 
 
 def _bootstrap_app_role(superuser_uri: str) -> None:
-    """Create the non-superuser app role, its database and pgvector, once."""
+    """Create the owner and runtime roles, the database and pgvector, once."""
     with psycopg.connect(superuser_uri, autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [APP_ROLE]).fetchone()
-        if not exists:
-            conn.execute(
-                f"CREATE ROLE {APP_ROLE} LOGIN NOSUPERUSER NOBYPASSRLS CREATEDB NOCREATEROLE"
-            )
+        _ensure_role(conn, OWNER_ROLE, "LOGIN NOSUPERUSER NOBYPASSRLS CREATEDB NOCREATEROLE")
+        _ensure_role(conn, APP_ROLE, "LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE")
         has_db = conn.execute(
             "SELECT 1 FROM pg_database WHERE datname = %s", [APP_DATABASE]
         ).fetchone()
         # pgvector is not a trusted extension, so the superuser installs it in template1:
-        # every database the app role creates later (test databases too) inherits it.
+        # every database the owner role creates later (test databases too) inherits it.
         with psycopg.connect(_with_database(superuser_uri, "template1"), autocommit=True) as tpl:
             _prepare_database(tpl)
         if not has_db:
-            conn.execute(f"CREATE DATABASE {APP_DATABASE} OWNER {APP_ROLE}")
+            conn.execute(f"CREATE DATABASE {APP_DATABASE} OWNER {OWNER_ROLE}")
+        _hand_over_to_owner(conn, superuser_uri)
     with psycopg.connect(_with_database(superuser_uri, APP_DATABASE), autocommit=True) as app_db:
         _prepare_database(app_db)
+
+
+def _ensure_role(conn: psycopg.Connection[tuple[object, ...]], role: str, options: str) -> None:
+    exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role]).fetchone()
+    verb = "ALTER" if exists else "CREATE"
+    conn.execute(f"{verb} ROLE {role} {options}")
+
+
+def _hand_over_to_owner(conn: psycopg.Connection[tuple[object, ...]], superuser_uri: str) -> None:
+    """Data folders made before the role split have everything owned by the runtime role."""
+    legacy = conn.execute(
+        "SELECT datname FROM pg_database WHERE datdba = (SELECT oid FROM pg_roles"
+        " WHERE rolname = %s)",
+        [APP_ROLE],
+    ).fetchall()
+    for (datname,) in legacy:
+        name = str(datname)
+        with psycopg.connect(_with_database(superuser_uri, name), autocommit=True) as db:
+            db.execute(f"REASSIGN OWNED BY {APP_ROLE} TO {OWNER_ROLE}")
+        conn.execute(f'ALTER DATABASE "{name}" OWNER TO {OWNER_ROLE}')
+
+
+def owner_url(runtime_url: str) -> str:
+    """The embedded owner role's URL: same socket and database, other role."""
+    scheme, _, rest = runtime_url.partition("://")
+    _, _, location = rest.partition("@")
+    return f"{scheme}://{OWNER_ROLE}@{location}"
 
 
 def _prepare_database(conn: psycopg.Connection[tuple[object, ...]]) -> None:

@@ -53,6 +53,11 @@ SECRET_KEY = _required_in_production(
     "DJANGO_SECRET_KEY", dev_secret(_LOCAL_DIR, "django") if _LOCAL_DIR else ""
 )
 # Comma-separated Fernet keys; the first encrypts, all decrypt (rotation).
+# Proves operator mode to PostgreSQL (tenants/context.py: operator_context); the database
+# keeps a copy the runtime role cannot read, so SQL alone cannot switch RLS off.
+TULIA_OPERATOR_KEY = _required_in_production(
+    "TULIA_OPERATOR_KEY", dev_secret(_LOCAL_DIR, "operator-key") if _LOCAL_DIR else ""
+)
 TULIA_FIELD_KEYS = _required_in_production(
     "TULIA_FIELD_KEYS", dev_secret(_LOCAL_DIR, "field-key", fernet=True) if _LOCAL_DIR else ""
 ).split(",")
@@ -99,6 +104,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI served from our own static files, not a CDN
+    "axes",
     "tenants.apps.TenantsConfig",
     "tulia.conversations.apps.ConversationsConfig",
     "tulia.whatsapp.apps.WhatsappConfig",
@@ -119,11 +126,13 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "tulia.json_depth.JsonDepthMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "tenants.middleware.StaffTenantMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # answers a locked-out sign-in with 429
 ]
 
 ROOT_URLCONF = "tulia.urls"
@@ -163,6 +172,13 @@ DATABASES = {
     )
 }
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# The role that owns the tables and RLS functions and runs `migrate` (tulia/db_roles.py).
+# Only the migrate job needs it; the web and worker processes run as DATABASE_URL's role.
+_owner_url = env_str("DATABASE_OWNER_URL") or (
+    "" if env_str("DATABASE_URL") else embedded.owner_url(DATABASE_URL)
+)
+DATABASE_OWNER = dj_database_url.parse(_owner_url) if _owner_url else None
+DATABASE_RUNTIME_ROLE = DATABASES["default"]["USER"]
 DATABASES["default"]["TEST"] = {"NAME": env_str("TULIA_TEST_DB", "test_tulia")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -229,6 +245,9 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Tulia tenant API",
     "VERSION": "1.0.0",
     # Several resources have a "status"; name each enum after its resource.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
         "OrderStatusEnum": "tulia.commerce.models.orders.OrderStatus",
         "TicketStatusEnum": "tulia.handoff.models.TicketStatus",
@@ -236,6 +255,27 @@ SPECTACULAR_SETTINGS = {
         "ConversationStatusEnum": "tulia.conversations.models.Conversation.Status",
     },
 }
+
+# --- Sign-in throttling (django-axes) ---------------------------------------------------
+# Admin sign-in and the desk API's HTTP Basic both go through authenticate(), which the
+# axes backend guards: after AXES_FAILURE_LIMIT wrong passwords for one username from
+# one address, that pair is refused for AXES_COOLOFF_TIME hours. Keyed on the pair so an
+# attacker cannot lock a shop's owner out from elsewhere, nor a whole shared (NAT) address.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("TULIA_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = env_float("TULIA_LOGIN_COOLOFF_HOURS", 0.25, minimum=0.01)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_RESET_ON_SUCCESS = True
+# Axes' own admin pages carry actions outside tenants/roles.py; operators unlock with
+# `manage.py axes_reset_username <name>` instead.
+AXES_ENABLE_ADMIN = False
+# Test clients sign in with client.login(), which passes no request for axes to key on;
+# tests/security/test_login_throttling.py switches it on.
+AXES_ENABLED = env_bool("TULIA_LOGIN_THROTTLING", default=TULIA_PROFILE != "test")
 
 # --- Security for production ---------------------------------------------------------
 if IS_PRODUCTION:
@@ -253,7 +293,8 @@ LOGGING = logging_config(
 )
 configure_structlog()
 silence_noisy_libraries()
-TULIA_METRICS_TOKEN = env_str("TULIA_METRICS_TOKEN", "")
+# /metrics names tenants and queue sizes: in production it always asks for this token.
+TULIA_METRICS_TOKEN = _required_in_production("TULIA_METRICS_TOKEN", "")
 
 # --- Product knobs -------------------------------------------------------------------
 # What answers a conversation turn: the LangGraph engine (tulia.conversations.turns).

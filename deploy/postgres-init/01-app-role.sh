@@ -1,11 +1,15 @@
 #!/bin/sh
 # Runs once when the PostgreSQL container initialises its data directory.
-# The application must connect as a role that row-level security applies to: not a
-# superuser, no BYPASSRLS. It owns its database; pgvector is installed by the superuser.
+# Two roles, neither a superuser nor BYPASSRLS (tulia/db_roles.py):
+# - tulia_owner owns the database, its tables and the RLS functions; only `migrate` uses it;
+# - tulia is what web and workers connect as; migrate grants it row privileges only, so
+#   it cannot ALTER a table, drop a policy or replace a policy function.
+# pgvector is installed by the superuser.
 set -eu
 psql -v ON_ERROR_STOP=1 --username "$POSTGRES_USER" --dbname postgres <<SQL
-CREATE ROLE tulia LOGIN PASSWORD '${TULIA_DB_PASSWORD}' NOSUPERUSER NOBYPASSRLS NOCREATEROLE;
-CREATE DATABASE tulia OWNER tulia;
+CREATE ROLE tulia_owner LOGIN PASSWORD '${TULIA_DB_OWNER_PASSWORD}' NOSUPERUSER NOBYPASSRLS NOCREATEROLE;
+CREATE ROLE tulia LOGIN PASSWORD '${TULIA_DB_PASSWORD}' NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB;
+CREATE DATABASE tulia OWNER tulia_owner;
 \c tulia
 CREATE EXTENSION IF NOT EXISTS vector;
 -- Lets full-text search use its GIN index under FORCE ROW LEVEL SECURITY (see

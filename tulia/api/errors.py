@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
+from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -24,7 +26,17 @@ def _request_id(request: HttpRequest | None = None) -> str:
     return getattr(request, "request_id", None) or current_request_id() or ""
 
 
+class Conflict(APIException):
+    status_code = 409
+    default_detail = "A value you sent is already in use (it must be unique); change it."
+    default_code = "conflict"
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, IntegrityError):
+        # A unique value held by another shop: RLS hides that row from the serializer's
+        # own unique check, so the database is the one to say no. Say nothing of whose.
+        exc = Conflict()
     response = drf_exception_handler(exc, context)
     if response is None:
         return None  # unhandled: Django's 500 (JSON under /api/, see server_error)

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
 from django.utils import timezone
 
 from tenants.admin_scoping import TenantScopedAdmin, request_tenant_id
+from tenants.roles import role_action
 from tulia.api.keys import issue_key
 from tulia.commerce.admin_import import import_view
 from tulia.commerce.models import (
@@ -146,9 +148,27 @@ class ApiKeyAdmin(TenantScopedAdmin):
             issued.key.secret_hash,
         )
         obj._state.adding = False
-        messages.warning(request, f"Copy this key now, it is not shown again: {issued.plaintext}")
+        # Shown once, on the response page itself (response_add). Never in messages: the
+        # default message storage is a signed, not encrypted, cookie readable by anyone
+        # holding the browser, and replayed by proxies and logs.
+        request._issued_api_key = issued.plaintext  # type: ignore[attr-defined]
         return None
 
-    @admin.action(description="Revoke selected keys")
+    def response_add(self, request: HttpRequest, obj: Any, post_url_continue: Any = None) -> Any:
+        plaintext = getattr(request, "_issued_api_key", None)
+        if plaintext is None:
+            return super().response_add(request, obj, post_url_continue)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"API key {obj.name}",
+            "opts": self.model._meta,
+            "key": obj,
+            "plaintext": plaintext,
+        }
+        response = TemplateResponse(request, "admin/commerce/apikey/issued.html", context)
+        response["Cache-Control"] = "no-store"
+        return response
+
+    @role_action("commerce.api_key.revoke", description="Revoke selected keys")
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
         queryset.filter(revoked_at=None).update(revoked_at=timezone.now())

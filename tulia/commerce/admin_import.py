@@ -22,7 +22,14 @@ MAX_UPLOAD_BYTES = 10 * 1024 * 1024
 
 class ImportForm(forms.Form):
     file = forms.FileField(help_text="CSV (one row per item or variant) or JSON list")
-    tenant = forms.ModelChoiceField(queryset=Tenant.objects.all(), required=False)
+    tenant = forms.ModelChoiceField(queryset=Tenant.objects.none(), required=False)
+
+    def __init__(self, *args: Any, superuser: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if superuser:  # only a platform operator picks the shop; owners import into theirs
+            self.fields["tenant"].queryset = Tenant.objects.all()  # type: ignore[attr-defined]
+        else:
+            del self.fields["tenant"]
 
     def clean_file(self) -> Any:
         upload = self.cleaned_data["file"]
@@ -54,7 +61,9 @@ def _run(request: HttpRequest, form: ImportForm) -> ImportReport | str:
 
 def import_view(model_admin: admin.ModelAdmin) -> Callable[[HttpRequest], HttpResponse]:
     def view(request: HttpRequest) -> HttpResponse:
-        form = ImportForm(request.POST or None, request.FILES or None)
+        form = ImportForm(
+            request.POST or None, request.FILES or None, superuser=request.user.is_superuser
+        )
         report: ImportReport | None = None
         if request.method == "POST" and form.is_valid():
             outcome = _run(request, form)

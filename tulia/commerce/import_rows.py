@@ -43,6 +43,15 @@ class ItemRow(VariantRow):
     is_active: bool = True
     variants: list[VariantRow] = Field(default_factory=list, max_length=200)
 
+    @field_validator("image_url", "link_url")
+    @classmethod
+    def _web_address(cls, value: str) -> str:
+        # These land in href/src attributes: javascript:, data: or vbscript: would run
+        # or embed whatever the file says in a shop's or customer's browser.
+        if value and not value.lower().startswith(("https://", "http://")):
+            raise ValueError("must be a web address starting with https:// or http://")
+        return value
+
 
 class RowError(BaseModel):
     row: int  # 1-based: the line a shop owner sees in their spreadsheet (after the header)

@@ -13,6 +13,7 @@ from django.utils.html import format_html
 from django.utils.timesince import timesince
 
 from tenants.admin_scoping import TenantScopedAdmin
+from tenants.roles import role_action
 from tulia.handoff import admin_desk, desk
 from tulia.handoff.errors import HandoffError, actor_id
 from tulia.handoff.models import AgentPresence, CannedReply, HandoffTicket, TicketStatus
@@ -59,7 +60,7 @@ class HandoffTicketAdmin(TenantScopedAdmin):
             '<a href="{}">open desk</a>', reverse("admin:handoff_desk", args=[obj.pk])
         )
 
-    @admin.action(description="Claim selected tickets")
+    @role_action("handoff.ticket.claim_selected", description="Claim selected tickets")
     def claim_selected(self, request: HttpRequest, queryset: QuerySet[HandoffTicket]) -> None:
         for ticket in queryset:
             try:

@@ -15,6 +15,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 
 from tenants.errors import NotFound
+from tenants.roles import may
 from tulia.handoff import desk, queries
 from tulia.handoff.errors import HandoffError, actor_id
 from tulia.handoff.models import HandoffTicket
@@ -56,6 +57,8 @@ def perform(request: HttpRequest, ticket: HandoffTicket) -> HttpResponse:
     available = operations(request, ticket.tenant_id, ticket.pk)
     if op not in available:
         messages.error(request, "Unknown desk operation.")
+    elif not may(request, f"handoff.desk.{op}"):
+        messages.error(request, "Your role may not do that.")
     else:
         try:
             available[op]()

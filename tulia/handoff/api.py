@@ -21,6 +21,8 @@ from rest_framework.views import APIView
 
 from tenants.accessors import membership_of
 from tenants.errors import NotFound
+from tenants.models import TenantMembership
+from tenants.roles import role_may
 from tulia.api.schema import DeskApiSchema
 from tulia.handoff import desk, queries
 from tulia.handoff.errors import HandoffError, NotYourTicket, OutsideReplyWindow, actor_id
@@ -86,11 +88,14 @@ class HandoffAPIView(APIView):
     authentication_classes = [SessionAuthentication, BasicAuthentication]
     schema = DeskApiSchema()
 
-    def tenant_id(self, request: Request) -> UUID:
+    def membership(self, request: Request) -> TenantMembership:
         membership = membership_of(request.user.pk) if request.user.is_authenticated else None
         if membership is None or not request.user.is_staff:
             raise PermissionDenied("only a tenant's staff can use the handoff desk")
-        return membership.tenant_id
+        return membership
+
+    def tenant_id(self, request: Request) -> UUID:
+        return self.membership(request).tenant_id
 
     def act(self, call: Callable[[], Any]) -> Any:
         try:
@@ -148,7 +153,8 @@ class TicketActionView(HandoffAPIView):
         responses={200: TicketSerializer, 403: None, 404: None, 409: None, 422: None},
     )
     def post(self, request: Request, ticket_id: int, action: str) -> Response:
-        tid, user_id = self.tenant_id(request), actor_id(request.user)
+        membership = self.membership(request)
+        tid, user_id = membership.tenant_id, actor_id(request.user)
         request_id = request.headers.get("X-Request-ID") or f"desk-{uuid4().hex}"
         operations: dict[str, Callable[[], Any]] = {
             "claim": lambda: desk.claim(tid, ticket_id, user_id),
@@ -162,8 +168,21 @@ class TicketActionView(HandoffAPIView):
         }
         if action not in operations:
             raise HttpNotFound("unknown action")
+        if not role_may(membership.role, _DESK_OPERATION[action]):
+            raise PermissionDenied("your role may not do that")
         self.act(operations[action])
         return Response(TicketSerializer(queries.ticket(tid, ticket_id)).data)
+
+
+# URL spellings of the desk operations named in tenants/roles.py.
+_DESK_OPERATION = {
+    "claim": "handoff.desk.claim",
+    "transfer": "handoff.desk.transfer",
+    "hand-back": "handoff.desk.hand_back",
+    "resolve": "handoff.desk.resolve",
+    "reply": "handoff.desk.reply",
+    "notes": "handoff.desk.note",
+}
 
 
 def _body(request: Request) -> str:

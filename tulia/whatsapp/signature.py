@@ -29,12 +29,17 @@ def is_signed_by(request: HttpRequest, auth_token: str) -> bool:
     return bool(RequestValidator(auth_token).validate(signed_url(request), request.POST, signature))
 
 
+MAX_LOGGED_NUMBER = 32
+
+
 def log_rejection(request: HttpRequest, reason: str, number: str) -> None:
-    # The number is ours (To/From of our sender), not the customer's: safe to log.
+    # The number should be ours (To/From of our sender), not the customer's. It is still
+    # caller-chosen text until it resolves: clipped and ascii()-escaped, so a forged line
+    # break or a megabyte of "number" cannot write fake log lines or flood the log.
     logger.warning(
         "twilio webhook rejected: %s (path=%s number=%s ip=%s)",
         reason,
         request.path,
-        number,
+        ascii(number[:MAX_LOGGED_NUMBER]),
         request.META.get("REMOTE_ADDR", ""),
     )

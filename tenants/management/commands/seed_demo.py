@@ -6,7 +6,8 @@ from collections.abc import Callable, Sequence
 from importlib import import_module
 from typing import Any
 
-from django.core.management.base import BaseCommand
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from tenants.demo import seed_tenants
@@ -32,6 +33,9 @@ class Command(BaseCommand):
     help = "Create or update the demo tenants, staff logins and data. Safe to run again."
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if settings.IS_PRODUCTION:
+            # Demo logins have published passwords; they must never exist in production.
+            raise CommandError("seed_demo refuses to run with TULIA_PROFILE=production")
         with transaction.atomic():
             tenants = seed_tenants()
             for path in DEMO_SEEDERS:

@@ -1,0 +1,96 @@
+"""Who may do what: the one table of operations by staff role.
+
+Viewing and ordinary add/change/delete follow `TenantScopedAdmin`'s permissions; this
+table covers the named operations on top of them: admin actions, desk operations and the
+handoff API. Anything not listed is refused to everyone but superusers, so a new action
+that forgets to name its operation is refused rather than open (tests/security/
+test_role_matrix.py walks every registered admin action as an agent to keep it so).
+
+Tenant API keys (tulia/api) are issued by owners and act for the shop's own systems with
+the owner's reach; they never reach the operations below.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from django.contrib import admin
+from django.core.exceptions import ImproperlyConfigured
+from django.http import HttpRequest
+
+OWNER = "owner"
+AGENT = "agent"
+_EVERYONE = frozenset({OWNER, AGENT})
+_OWNERS = frozenset({OWNER})
+
+DESK_OPERATIONS = ("claim", "reply", "note", "transfer", "hand_back", "resolve", "close")
+
+MATRIX: dict[str, frozenset[str]] = {
+    # API keys unlock the shop's whole catalog and orders.
+    "commerce.api_key.revoke": _OWNERS,
+    # What the bot may tell customers is the owner's call.
+    "kb.document.reindex": _OWNERS,
+    "kb.summary.approve": _OWNERS,
+    "kb.summary.withdraw": _OWNERS,
+    # Clearing the reconciliation queue is the shop's statement that the money is right.
+    "payments.review.mark_reviewed": _OWNERS,
+    # The desk is the agents' work.
+    "handoff.ticket.claim_selected": _EVERYONE,
+    **{f"handoff.desk.{op}": _EVERYONE for op in DESK_OPERATIONS},
+    "handoff.desk.presence": _EVERYONE,
+}
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def request_role(request: HttpRequest) -> str | None:
+    membership = getattr(request, "tenant_membership", None)
+    return membership.role if membership else None
+
+
+def may(request: HttpRequest, operation: str) -> bool:
+    """May the signed-in user run `operation`? Unknown operations: superusers only."""
+    user = getattr(request, "user", None)
+    if user is not None and user.is_superuser:
+        return True
+    return role_may(request_role(request), operation)
+
+
+def role_may(role: str | None, operation: str) -> bool:
+    return role in MATRIX.get(operation, frozenset())
+
+
+def role_action(operation: str, *, description: str) -> Callable[[F], F]:
+    """`@admin.action` that names its row in MATRIX; `RoleCheckedActions` enforces it."""
+    if operation not in MATRIX:
+        raise ImproperlyConfigured(f"admin action {operation!r} has no row in tenants.roles")
+
+    def decorate(func: F) -> F:
+        action = admin.action(description=description)(func)
+        action.role_operation = operation  # type: ignore[attr-defined]
+        return action
+
+    return decorate
+
+
+def action_allowed(request: HttpRequest, func: Callable[..., Any]) -> bool:
+    """An action is offered if MATRIX allows it, or Django's own check guards it."""
+    operation = getattr(func, "role_operation", None)
+    if operation is not None:
+        return may(request, operation)
+    # Django's built-ins (delete_selected) declare allowed_permissions, which
+    # ModelAdmin.get_actions has already checked against has_<p>_permission.
+    return hasattr(func, "allowed_permissions") or request.user.is_superuser
+
+
+class RoleCheckedActions(admin.ModelAdmin):
+    """Offers (and so accepts: Django only runs offered actions) what the role may run."""
+
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        actions = super().get_actions(request)
+        return {
+            name: entry
+            for name, entry in actions.items()
+            if entry is not None and action_allowed(request, entry[0])
+        }
