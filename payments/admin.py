@@ -184,9 +184,6 @@ class PaymentRequestAdmin(_ReviewAdmin):
         admin_actions.refuse_not_on_statement,
     )
 
-    def has_confirm_permission(self, request: HttpRequest) -> bool:
-        return admin_actions.owner_only(request)
-
 
 @admin.register(PaymentEvent)
 class PaymentEventAdmin(_ReviewAdmin):

@@ -15,15 +15,16 @@ from payments.routes import callback_url, confirm_rotation, rotation_state, star
 from payments.statement import decide_from_statement
 from tenants.admin_scoping import request_role
 from tenants.models import TenantMembership
+from tenants.roles import role_action
 
 
 def owner_only(request: HttpRequest) -> bool:
     return bool(request.user.is_superuser or request_role(request) == TenantMembership.Role.OWNER)
 
 
-@admin.action(
+@role_action(
+    "payments.secrets.start_rotation",
     description="Start callback-secret rotation (old secrets keep working)",
-    permissions=["change"],
 )
 def start_callback_rotation(
     modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Any]
@@ -40,9 +41,9 @@ def start_callback_rotation(
     )
 
 
-@admin.action(
+@role_action(
+    "payments.secrets.confirm_rotation",
     description="Confirm switch to new callback secrets (old ones stop working)",
-    permissions=["change"],
 )
 def confirm_callback_rotation(
     modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Any]
@@ -106,15 +107,18 @@ def _decide(
     )
 
 
-@admin.action(description="Found on the M-Pesa statement: confirm paid", permissions=["confirm"])
+@role_action(
+    "payments.statement.confirm", description="Found on the M-Pesa statement: confirm paid"
+)
 def confirm_on_statement(
     modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[PaymentRequest]
 ) -> None:
     _decide(modeladmin, request, queryset, on_statement=True)
 
 
-@admin.action(
-    description="Not on the M-Pesa statement: refuse (suspected forgery)", permissions=["confirm"]
+@role_action(
+    "payments.statement.refuse",
+    description="Not on the M-Pesa statement: refuse (suspected forgery)",
 )
 def refuse_not_on_statement(
     modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[PaymentRequest]

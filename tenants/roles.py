@@ -35,6 +35,15 @@ MATRIX: dict[str, frozenset[str]] = {
     "kb.summary.withdraw": _OWNERS,
     # Clearing the reconciliation queue is the shop's statement that the money is right.
     "payments.review.mark_reviewed": _OWNERS,
+    # Callback secrets guard who may tell us a payment happened.
+    "payments.secrets.start_rotation": _OWNERS,
+    "payments.secrets.confirm_rotation": _OWNERS,
+    # Confirming or refusing a held payment from the M-Pesa statement moves money state.
+    "payments.statement.confirm": _OWNERS,
+    "payments.statement.refuse": _OWNERS,
+    # What the shop sends outside the 24-hour window is the owner's word to customers.
+    "whatsapp.template.submit": _OWNERS,
+    "whatsapp.template.sync": _EVERYONE,
     # The desk is the agents' work.
     "handoff.ticket.claim_selected": _EVERYONE,
     **{f"handoff.desk.{op}": _EVERYONE for op in DESK_OPERATIONS},

@@ -16,6 +16,7 @@ from django.urls import URLPattern, path, reverse
 from django.views.decorators.http import require_POST
 
 from tenants.admin_scoping import ReadOnlyScopedAdmin, TenantScopedAdmin, request_tenant_id
+from tenants.roles import role_action
 from tulia.conversations.models import OutboundMessage
 from tulia.whatsapp import limits, templates
 from tulia.whatsapp.backends import SendError
@@ -43,13 +44,13 @@ class MessageTemplateAdmin(TenantScopedAdmin):
     )  # fmt: skip
     actions = ("submit_for_approval", "sync_status")
 
-    @admin.action(description="Submit to WhatsApp for approval")
+    @role_action("whatsapp.template.submit", description="Submit to WhatsApp for approval")
     def submit_for_approval(
         self, request: HttpRequest, queryset: QuerySet[MessageTemplate]
     ) -> None:
         _each(request, queryset, templates.submit, "submitted")
 
-    @admin.action(description="Sync approval status from Twilio")
+    @role_action("whatsapp.template.sync", description="Sync approval status from Twilio")
     def sync_status(self, request: HttpRequest, queryset: QuerySet[MessageTemplate]) -> None:
         _each(request, queryset, templates.sync, "synced")
 
