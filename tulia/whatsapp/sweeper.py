@@ -1,34 +1,37 @@
 """Finding work that was stored but never (or no longer) handled, across tenants.
 
-Inbound messages whose enqueue failed (broker down), whose task was lost, or whose
-worker died mid-turn with its lease now expired are handed to a worker again; so are
-outbound parts that were stored but never sent. Every task is safe to run twice, so
-re-enqueueing something that is merely slow costs a no-op, never a second reply.
+Inbound messages whose enqueue failed (broker down) or whose task was lost are handed
+to a worker again once they are TULIA_SWEEP_AGE_SECONDS old. A message left
+"processing" is stranded as soon as nobody holds its thread's lease: leases are short
+and renewed by a heartbeat while a turn runs (conversations/locks.py), so a free lease
+means the worker that claimed it is dead (or paused, and fenced off at commit). That is
+what bounds a killed worker's customers' wait: lease + one sweep interval + the turn.
+Outbound parts that were stored but never sent, or left "sending" by a dead deliverer,
+are delivered again the same way. Every task is safe to run twice, so re-enqueueing
+something that is merely slow costs a no-op, never a second reply.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from datetime import timedelta
 from uuid import UUID
 
 from django.conf import settings
-from django.db.models import Min, Q
+from django.db.models import Min
 from django.utils import timezone
 
 from tenants.context import operator_context
 from tulia.conversations import locks
 from tulia.conversations.models import InboundMessage, OutboundMessage
+from tulia.conversations.pipeline import thread_lock
 from tulia.whatsapp import dispatch
 
 SWEEP_LIMIT = 500
-SENDING_STALE = timedelta(minutes=5)
 
 
 def sweep_age() -> timedelta:
-    configured = getattr(settings, "TULIA_SWEEP_AGE_SECONDS", None)
-    return timedelta(seconds=float(configured or os.environ.get("TULIA_SWEEP_AGE_SECONDS") or 5))
+    return timedelta(seconds=float(settings.TULIA_SWEEP_AGE_SECONDS))
 
 
 @dataclass(frozen=True)
@@ -37,36 +40,62 @@ class SweepResult:
     outbound_conversations: int
 
 
-def _stalled_inbound() -> list[tuple[UUID, int]]:
-    """The oldest pending message of each stalled thread."""
-    now = timezone.now()
-    lease_expired = now - timedelta(seconds=locks.lease_seconds())
-    stalled = InboundMessage.objects.filter(
-        Q(status=InboundMessage.Status.RECEIVED, received_at__lt=now - sweep_age())
-        | Q(status=InboundMessage.Status.PROCESSING, processing_started_at__lt=lease_expired)
-    )
+def _oldest_per_thread(status: str, **filters: object) -> list[dict[str, object]]:
     rows = (
-        stalled.values("tenant_id", "sender_id", "from_e164")
+        InboundMessage.objects.filter(status=status, **filters)
+        .values("tenant_id", "sender_id", "from_e164")
         .annotate(first_id=Min("id"))
         .order_by("first_id")[:SWEEP_LIMIT]
     )
-    return [(row["tenant_id"], row["first_id"]) for row in rows]
+    return list(rows)
+
+
+def _unleased(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+    """The threads nobody holds a lease on (their holder died or never existed)."""
+    return [
+        row
+        for row in rows
+        if not locks.is_held(
+            str(row["tenant_id"]), *thread_lock(int(str(row["sender_id"])), str(row["from_e164"]))
+        )
+    ]
+
+
+def _stalled_inbound() -> list[tuple[UUID, int]]:
+    """The oldest pending message of each stalled thread."""
+    waiting = _oldest_per_thread(
+        InboundMessage.Status.RECEIVED, received_at__lt=timezone.now() - sweep_age()
+    )
+    stranded = _unleased(_oldest_per_thread(InboundMessage.Status.PROCESSING))
+    firsts: dict[tuple[object, ...], tuple[UUID, int]] = {}
+    for row in [*stranded, *waiting]:
+        thread = (row["tenant_id"], row["sender_id"], row["from_e164"])
+        candidate = (UUID(str(row["tenant_id"])), int(str(row["first_id"])))
+        firsts[thread] = min(firsts.get(thread, candidate), candidate, key=lambda c: c[1])
+    return sorted(firsts.values(), key=lambda first: first[1])
 
 
 def _stalled_outbound() -> list[tuple[UUID, int]]:
-    now = timezone.now()
-    # A part left "sending" by a dead worker is retried: a rare duplicate beats a loss.
-    OutboundMessage.objects.filter(
-        status=OutboundMessage.Status.SENDING, status_updated_at__lt=now - SENDING_STALE
-    ).update(status=OutboundMessage.Status.PENDING)
+    sending = OutboundMessage.objects.filter(status=OutboundMessage.Status.SENDING)
+    abandoned = {
+        (tenant_id, conversation_id)
+        for tenant_id, conversation_id in sending.values_list("tenant_id", "conversation_id")
+        if not locks.is_held(tenant_id, "send", conversation_id)
+    }
+    for tenant_id, conversation_id in abandoned:
+        # Its deliverer died between claiming the part and recording the send: a rare
+        # duplicate (if Twilio had accepted it) beats a reply that never goes out.
+        sending.filter(tenant_id=tenant_id, conversation_id=conversation_id).update(
+            status=OutboundMessage.Status.PENDING
+        )
     rows = (
         OutboundMessage.objects.filter(
-            status=OutboundMessage.Status.PENDING, created_at__lt=now - sweep_age()
+            status=OutboundMessage.Status.PENDING, created_at__lt=timezone.now() - sweep_age()
         )
         .values_list("tenant_id", "conversation_id")
         .distinct()[:SWEEP_LIMIT]
     )
-    return list(rows)
+    return sorted(set(rows) | abandoned, key=lambda row: row[1])
 
 
 def sweep() -> SweepResult:

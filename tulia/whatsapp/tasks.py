@@ -11,12 +11,13 @@ import random
 from typing import Any
 
 from celery import Task
+from django.conf import settings
 
 from tulia.celery import app
 from tulia.conversations import pipeline
 from tulia.whatsapp import delivery, sweeper
 
-SWEEP_EVERY_SECONDS = 10.0
+SWEEP_EVERY_SECONDS = settings.TULIA_SWEEP_EVERY_SECONDS
 BUSY_RETRIES = 200
 
 
