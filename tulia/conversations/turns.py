@@ -11,8 +11,12 @@ Contract for handlers:
 - Return the new conversation state in `TurnOutput.state` rather than saving it: the
   pipeline writes it in the same transaction as the replies and the "processed" mark,
   so a crash mid-turn retries the whole turn against the old state, never half of it.
-- May be called again for the same messages after a crash (at-least-once); side
-  effects outside that transaction must be idempotent (keyed by `request_id`).
+- May be called again for the same messages after a crash (at-least-once), and, when
+  a worker stalls past its lease, while the stalled call is still running (only one of
+  the two is ever written); side effects outside that transaction must therefore be
+  idempotent, keyed by something the retry computes alike (`request_id`, or the state
+  the turn started from: an STK push is keyed by order and attempt number, and the
+  attempt number comes from the unchanged stored state).
 """
 
 from __future__ import annotations

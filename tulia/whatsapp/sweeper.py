@@ -8,11 +8,15 @@ means the worker that claimed it is dead (or paused, and fenced off at commit). 
 what bounds a killed worker's customers' wait: lease + one sweep interval + the turn.
 Outbound parts that were stored but never sent, or left "sending" by a dead deliverer,
 are delivered again the same way. Every task is safe to run twice, so re-enqueueing
-something that is merely slow costs a no-op, never a second reply.
+something that is merely slow costs a no-op, never a second reply; but under a backlog
+everything looks slow, so a thread or conversation is re-enqueued at most once per
+REENQUEUE_GAP, and only one sweep runs at a time, or the sweeps would flood the queue
+they are waiting in.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from uuid import UUID
@@ -22,12 +26,15 @@ from django.db.models import Min
 from django.utils import timezone
 
 from tenants.context import operator_context
+from tenants.keys import tenant_key
 from tulia.conversations import locks
 from tulia.conversations.models import InboundMessage, OutboundMessage
 from tulia.conversations.pipeline import thread_lock
 from tulia.whatsapp import dispatch
 
 SWEEP_LIMIT = 500
+REENQUEUE_GAP_SECONDS = 30
+SWEEP_LOCK = "tulia:sweeper:running"  # platform-wide, not a tenant's
 
 
 def sweep_age() -> timedelta:
@@ -61,16 +68,31 @@ def _unleased(rows: list[dict[str, object]]) -> list[dict[str, object]]:
     ]
 
 
-def _stalled_inbound() -> list[tuple[UUID, int]]:
-    """The oldest pending message of each stalled thread."""
+def _enqueue_once_per_gap(
+    enqueue: Callable[[UUID, int], bool], tenant_id: UUID, pk: int, *parts: object
+) -> bool:
+    """Enqueue unless this thread or conversation was re-enqueued within the gap; a
+    failed enqueue (broker down) leaves it due for the next sweep."""
+    key = tenant_key(tenant_id, "swept", *parts)
+    client = locks.redis_client()
+    if not client.set(key, 1, nx=True, ex=REENQUEUE_GAP_SECONDS):
+        return False
+    if not enqueue(tenant_id, pk):
+        client.delete(key)
+        return False
+    return True
+
+
+def _stalled_inbound() -> list[tuple[UUID, int, object, object]]:
+    """The oldest pending message of each stalled thread, with the thread."""
     waiting = _oldest_per_thread(
         InboundMessage.Status.RECEIVED, received_at__lt=timezone.now() - sweep_age()
     )
     stranded = _unleased(_oldest_per_thread(InboundMessage.Status.PROCESSING))
-    firsts: dict[tuple[object, ...], tuple[UUID, int]] = {}
+    firsts: dict[tuple[object, ...], tuple[UUID, int, object, object]] = {}
     for row in [*stranded, *waiting]:
         thread = (row["tenant_id"], row["sender_id"], row["from_e164"])
-        candidate = (UUID(str(row["tenant_id"])), int(str(row["first_id"])))
+        candidate = (UUID(str(row["tenant_id"])), int(str(row["first_id"])), *thread[1:])
         firsts[thread] = min(firsts.get(thread, candidate), candidate, key=lambda c: c[1])
     return sorted(firsts.values(), key=lambda first: first[1])
 
@@ -99,11 +121,25 @@ def _stalled_outbound() -> list[tuple[UUID, int]]:
 
 
 def sweep() -> SweepResult:
+    client = locks.redis_client()
+    if not client.set(SWEEP_LOCK, 1, nx=True, ex=REENQUEUE_GAP_SECONDS):
+        return SweepResult(inbound_threads=0, outbound_conversations=0)  # one is running
+    try:
+        return _sweep()
+    finally:
+        client.delete(SWEEP_LOCK)
+
+
+def _sweep() -> SweepResult:
     with operator_context("gateway sweeper: re-enqueue stalled WhatsApp messages"):
         inbound = _stalled_inbound()
         outbound = _stalled_outbound()
-    for tenant_id, message_id in inbound:
-        dispatch.enqueue_turn(tenant_id, message_id)
-    for tenant_id, conversation_id in outbound:
-        dispatch.enqueue_delivery(tenant_id, conversation_id)
-    return SweepResult(inbound_threads=len(inbound), outbound_conversations=len(outbound))
+    threads = sum(
+        _enqueue_once_per_gap(dispatch.enqueue_turn, tenant_id, message_id, sender_id, phone)
+        for tenant_id, message_id, sender_id, phone in inbound
+    )
+    conversations = sum(
+        _enqueue_once_per_gap(dispatch.enqueue_delivery, tenant_id, conversation_id, "send")
+        for tenant_id, conversation_id in outbound
+    )
+    return SweepResult(inbound_threads=threads, outbound_conversations=conversations)

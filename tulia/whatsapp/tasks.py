@@ -65,5 +65,10 @@ def sweep() -> dict[str, int]:
 
 app.conf.beat_schedule = {
     **(app.conf.beat_schedule or {}),
-    "whatsapp-sweep": {"task": "whatsapp.sweep", "schedule": SWEEP_EVERY_SECONDS},
+    # A sweep still queued when the next is due is dropped: the next one does its work.
+    "whatsapp-sweep": {
+        "task": "whatsapp.sweep",
+        "schedule": SWEEP_EVERY_SECONDS,
+        "options": {"expires": SWEEP_EVERY_SECONDS},
+    },
 }
