@@ -120,6 +120,9 @@ def main() -> int:
     web_port, twilio_port = free_port(), free_port()
     env = production_env(web_port, twilio_port)
     setup_django(env)
+    from tulia.celery import app
+
+    app.control.purge()  # tasks left by an earlier, interrupted run are not this run's
     from django.urls import reverse
     from soak_parts import agent, ledger
     from soak_parts.faults import FaultPlan, kill_tree
