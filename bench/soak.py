@@ -6,14 +6,17 @@ in an M-Pesa STK push whose callback the Daraja emulator delivers, questions ans
 from each shop's policy document, order checks, and one request for a person per shop
 that an agent answers and hands back. About 10% of webhooks are delivered twice.
 A third of the way in the embedded Redis is SIGKILLed (back 10 s later); two thirds in
-the Celery worker is SIGKILLed and a new one started.
+the Celery worker (its main process, pool children and beat) is SIGKILLed, and its
+supervisor (tulia/worker.py) starts a new one.
 
 Everything runs as in production (TULIA_PROFILE=production): gunicorn, a Celery worker
 with beat (the sweeper), the Twilio emulator for outbound sends, backed by the bench
 profile's embedded PostgreSQL and Redis. After the traffic stops it waits for the
-backlog to drain, then prints throughput, turn latency (stored → handled, p50/p99),
-peak RSS of the web and worker process trees, and checks: 0 lost messages, 0 duplicate
-replies, 0 cross-tenant reads.
+backlog to drain, then prints throughput, turn latency (stored → handled, p50/p99/max),
+the longest wait of any customer, per fault the time to the first turn after it and to
+the last answer to the messages it stranded, the PSS of every web and worker process
+before and after the traffic (and each tree's peak), and checks: 0 lost messages,
+0 duplicate replies, 0 cross-tenant reads.
 
 Knobs: SOAK_MINUTES, SOAK_TENANTS, SOAK_CUSTOMERS, SOAK_THINK (min,max seconds between a
 reply and the customer's next line; default 20,60), SOAK_CLIENTS (sender threads, 16),
@@ -22,6 +25,7 @@ SOAK_WEB_WORKERS (3), SOAK_CELERY_CONCURRENCY (2).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
@@ -60,20 +64,36 @@ def setup_django(env: dict[str, str]) -> None:
 
 
 def worker_command(logs: Path) -> list[str]:
-    bin_dir = Path(sys.executable).parent
+    """The Celery worker under its warm-restart supervisor, as `make run` starts it."""
     return [
-        str(bin_dir / "celery"), "-A", "tulia", "worker", "--beat", "--loglevel", "WARNING",
-        "--concurrency", CELERY_CONCURRENCY, "-n", f"soak-{uuid.uuid4().hex[:6]}@%h",
-        "--schedule", str(logs / "celerybeat-schedule"),
+        sys.executable, "-m", "tulia.worker", "--without-mingle", "--beat",
+        "--loglevel", "WARNING", "--concurrency", CELERY_CONCURRENCY,
+        "-n", f"soak-{uuid.uuid4().hex[:6]}@%h", "--schedule", str(logs / "celerybeat-schedule"),
     ]  # fmt: skip
 
 
 def web_command(port: int) -> list[str]:
     bin_dir = Path(sys.executable).parent
     return [
-        str(bin_dir / "gunicorn"), "tulia.wsgi:application", "--bind", f"127.0.0.1:{port}",
-        "--workers", WEB_WORKERS, "--backlog", "2048",
+        str(bin_dir / "gunicorn"), "tulia.wsgi:application",
+        "--config", str(ROOT / "deploy" / "gunicorn.conf.py"),  # production's, with preload
+        "--bind", f"127.0.0.1:{port}", "--workers", WEB_WORKERS, "--backlog", "2048",
+        "--access-logfile", "/dev/null",
     ]  # fmt: skip
+
+
+def wait_worker(timeout: float = 180.0) -> None:
+    """Until the Celery worker answers a ping (it preloads the engine before that), so
+    the memory measured before the traffic is the ready worker's."""
+    from tulia.celery import app
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError):
+            if app.control.ping(timeout=1.0):
+                return
+        time.sleep(0.5)
+    raise RuntimeError("the Celery worker did not answer a ping")
 
 
 def twilio_emulator(port: int, shops: list[Any]) -> list[str]:
@@ -100,11 +120,15 @@ def main() -> int:
     web_port, twilio_port = free_port(), free_port()
     env = production_env(web_port, twilio_port)
     setup_django(env)
+    from tulia.celery import app
+
+    app.control.purge()  # tasks left by an earlier, interrupted run are not this run's
     from django.urls import reverse
     from soak_parts import agent, ledger
     from soak_parts.faults import FaultPlan, kill_tree
+    from soak_parts.pss import PssWatch
+    from soak_parts.recovery import longest_wait_s, recoveries
     from soak_parts.report import Run, print_report
-    from soak_parts.rss import PeakRss
     from soak_parts.traffic import Traffic
     from soak_parts.world import build_shops
 
@@ -121,15 +145,11 @@ def main() -> int:
         logs.mkdir(parents=True, exist_ok=True)
         twilio = start(twilio_emulator(twilio_port, shops), env, logs / "twilio.log")
         web = start(web_command(web_port), env, logs / "web.log")
-        worker = start(worker_command(logs), env, logs / "worker-1.log")
-        counter = iter(range(2, 100))
-        faults = FaultPlan(
-            PROFILE,
-            lambda: start(worker_command(logs), env, logs / f"worker-{next(counter)}.log"),
-            worker,
-        )
+        worker = start(worker_command(logs), env, logs / "worker.log")
+        faults = FaultPlan(PROFILE, worker)
         try:
             wait_ready(web_port)
+            wait_worker()
             since = time.time()
             traffic = Traffic(
                 shops=shops,
@@ -143,13 +163,14 @@ def main() -> int:
                 on_handoff_done=agent.serve_open_tickets,
             )
             seconds = MINUTES * 60
-            with PeakRss(lambda: {"web": web.pid, "worker": faults.worker.pid}) as rss:
+            with PssWatch(lambda: {"web": web.pid, "worker": faults.worker.pid}) as pss:
                 elapsed = traffic.run(seconds, lambda t: faults.tick(t / seconds, t))
                 sids = list(traffic.sent)
                 numbers = {shop.tenant_id: shop.number for shop in shops}
                 drained = ledger.drain(sids, list(numbers), since, DRAIN_TIMEOUT)
             accounts = ledger.settle(sids, numbers, since)
-            run = Run(traffic, elapsed, drained, accounts, rss.megabytes(), faults, TENANTS)
+            waits = recoveries(sids, faults.killed_at), longest_wait_s(sids)
+            run = Run(traffic, elapsed, drained, accounts, pss, faults, TENANTS, *waits)
             return 0 if print_report(run) else 1
         finally:
             for child in (web, twilio):

@@ -15,6 +15,15 @@ accesslog = "-"
 logger_class = "tulia.observability.access_log.ScrubbingLogger"
 max_requests = 2000  # recycle workers to bound slow leaks
 max_requests_jitter = 200
+# Load Django in the master and fork the workers from it, so they share its pages
+# (tulia/preload.py); `when_ready` runs in the master after loading, before forking.
+preload_app = True
+
+
+def when_ready(server: object) -> None:
+    from tulia.preload import preload
+
+    preload(turns=False)
 
 
 def on_starting(server: object) -> None:

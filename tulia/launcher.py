@@ -47,6 +47,9 @@ def _start_children(env: dict[str, str], bind: str) -> list[subprocess.Popen[byt
     web = [
         str(BIN / "gunicorn"),
         "tulia.wsgi:application",
+        # Preloads the app in the master so the workers share it (tulia/preload.py).
+        "--config",
+        str(ROOT / "deploy" / "gunicorn.conf.py"),
         "--bind",
         bind,
         "--workers",
@@ -56,11 +59,12 @@ def _start_children(env: dict[str, str], bind: str) -> list[subprocess.Popen[byt
         "--logger-class",
         "tulia.observability.access_log.ScrubbingLogger",
     ]
+    # The Celery worker under a supervisor that restarts it warm (tulia/worker.py).
     worker = [
-        str(BIN / "celery"),
-        "-A",
-        "tulia",
-        "worker",
+        sys.executable,
+        "-m",
+        "tulia.worker",
+        "--without-mingle",
         "--beat",
         "--loglevel",
         "INFO",

@@ -299,6 +299,14 @@ TULIA_METRICS_TOKEN = _required_in_production("TULIA_METRICS_TOKEN", "")
 # --- Product knobs -------------------------------------------------------------------
 # What answers a conversation turn: the LangGraph engine (tulia.conversations.turns).
 TULIA_TURN_HANDLER = env_str("TULIA_TURN_HANDLER", "journeys.handler.handle_turn")
+# A turn's lease on its thread, renewed by a heartbeat while the turn runs: how long a
+# killed worker can hold a thread before the sweeper hands it to another worker.
+TULIA_TURN_LOCK_LEASE = env_float("TULIA_TURN_LOCK_LEASE", 8.0, minimum=0.1)
+# Wait this long before a thread's turn so a burst of messages is answered as one turn.
+TULIA_TURN_DEBOUNCE_SECONDS = env_float("TULIA_TURN_DEBOUNCE_SECONDS", 0.0)
+# The sweeper runs this often and re-enqueues messages left waiting this long.
+TULIA_SWEEP_EVERY_SECONDS = env_float("TULIA_SWEEP_EVERY_SECONDS", 2.0, minimum=0.5)
+TULIA_SWEEP_AGE_SECONDS = env_float("TULIA_SWEEP_AGE_SECONDS", 5.0, minimum=0.001)
 TULIA_RATE_CUSTOMER_PER_MINUTE = env_int("TULIA_RATE_CUSTOMER_PER_MINUTE", 20, minimum=1)
 TULIA_RATE_TENANT_PER_MINUTE = env_int("TULIA_RATE_TENANT_PER_MINUTE", 6000, minimum=1)
 TULIA_READYZ_TIMEOUT_SECONDS = env_float("TULIA_READYZ_TIMEOUT_SECONDS", 2.0, minimum=0.1)

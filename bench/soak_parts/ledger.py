@@ -24,7 +24,7 @@ from tenants.context import operator_context
 MARKER = re.compile(r"Soak(\d{2})")
 
 
-def _rows(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
+def query(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
     with operator_context("soak accounting"), connection.cursor() as cursor:
         cursor.execute(sql, params)
         return list(cursor.fetchall())
@@ -32,7 +32,7 @@ def _rows(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
 
 def pending(sids: list[str]) -> int:
     """Accepted messages not yet handled (or not stored at all)."""
-    handled = _rows(
+    handled = query(
         "SELECT count(*) FROM conversations_inboundmessage WHERE message_sid = ANY(%s)"
         " AND status IN ('processed', 'rate_limited', 'failed')",
         [sids],
@@ -42,7 +42,7 @@ def pending(sids: list[str]) -> int:
 
 def unsent_replies(tenant_ids: list[str], since: float) -> int:
     return int(
-        _rows(
+        query(
             "SELECT count(*) FROM conversations_outboundmessage WHERE tenant_id = ANY(%s::uuid[])"
             " AND created_at >= to_timestamp(%s) AND status IN ('pending', 'sending')",
             [tenant_ids, since],
@@ -77,7 +77,7 @@ class Accounts:
 
 
 def _inbound(sids: list[str]) -> list[tuple[Any, ...]]:
-    return _rows(
+    return query(
         "SELECT i.status, i.request_id, i.tenant_id,"
         " extract(epoch FROM i.processed_at - i.received_at) * 1000"
         " FROM conversations_inboundmessage i WHERE i.message_sid = ANY(%s)",
@@ -86,7 +86,7 @@ def _inbound(sids: list[str]) -> list[tuple[Any, ...]]:
 
 
 def _replies_per_turn(sids: list[str]) -> Counter[int]:
-    rows = _rows(
+    rows = query(
         "SELECT i.id, count(o.id) FILTER (WHERE o.part_index = 0)"
         " FROM conversations_inboundmessage i LEFT JOIN conversations_outboundmessage o"
         " ON o.request_id = i.request_id AND o.tenant_id = i.tenant_id"
@@ -97,7 +97,7 @@ def _replies_per_turn(sids: list[str]) -> Counter[int]:
 
 
 def _payment_messages(tenant_ids: list[str]) -> int:
-    rows = _rows(
+    rows = query(
         "SELECT request_id, count(*) FROM conversations_outboundmessage"
         " WHERE tenant_id = ANY(%s::uuid[]) AND request_id LIKE 'payment-%%' AND part_index = 0"
         " GROUP BY tenant_id, request_id HAVING count(*) > 1",
@@ -107,7 +107,7 @@ def _payment_messages(tenant_ids: list[str]) -> int:
 
 
 def _cross_tenant_replies(numbers: dict[str, int], since: float) -> int:
-    rows = _rows(
+    rows = query(
         "SELECT tenant_id::text, body FROM conversations_outboundmessage"
         " WHERE tenant_id = ANY(%s::uuid[]) AND created_at >= to_timestamp(%s)",
         [list(numbers), since],
@@ -121,7 +121,7 @@ def _cross_tenant_replies(numbers: dict[str, int], since: float) -> int:
 
 def _cross_tenant_tool_calls(tenant_ids: list[str], since: float) -> int:
     return int(
-        _rows(
+        query(
             "SELECT count(*) FROM tools_toolcall t JOIN conversations_conversation c"
             " ON c.id = t.conversation_id WHERE t.tenant_id = ANY(%s::uuid[])"
             " AND t.created_at >= to_timestamp(%s) AND c.tenant_id <> t.tenant_id",
@@ -131,7 +131,7 @@ def _cross_tenant_tool_calls(tenant_ids: list[str], since: float) -> int:
 
 
 def _payments(tenant_ids: list[str], since: float) -> dict[str, int]:
-    rows = _rows(
+    rows = query(
         "SELECT status, count(*) FROM payments_paymentrequest WHERE tenant_id = ANY(%s::uuid[])"
         " AND created_at >= to_timestamp(%s) GROUP BY status",
         [tenant_ids, since],
@@ -141,7 +141,7 @@ def _payments(tenant_ids: list[str], since: float) -> dict[str, int]:
 
 def _count(table: str, tenant_ids: list[str], since: float, column: str, extra: str = "") -> int:
     return int(
-        _rows(
+        query(
             f"SELECT count(*) FROM {table} WHERE tenant_id = ANY(%s::uuid[])"
             f" AND {column} >= to_timestamp(%s) {extra}",
             [tenant_ids, since],

@@ -9,6 +9,8 @@ from typing import Any
 
 from soak_parts.faults import FaultPlan
 from soak_parts.ledger import Accounts
+from soak_parts.pss import PssWatch
+from soak_parts.recovery import Recovery, as_dict
 from soak_parts.traffic import Traffic
 
 
@@ -23,9 +25,11 @@ class Run:
     elapsed: float
     drained: float
     accounts: Accounts
-    rss_mb: dict[str, float]
+    pss: PssWatch
     faults: FaultPlan
     tenants: int
+    recoveries: list[Recovery]
+    longest_wait_s: float
 
 
 def figures(run: Run) -> dict[str, Any]:
@@ -40,8 +44,11 @@ def figures(run: Run) -> dict[str, Any]:
         "webhook_p99_ms": round(percentile(latencies, 0.99), 1),
         "turn_p50_ms": round(percentile(accounts.turn_ms, 0.50), 1),
         "turn_p99_ms": round(percentile(accounts.turn_ms, 0.99), 1),
-        "peak_rss_web_mb": run.rss_mb.get("web"),
-        "peak_rss_worker_mb": run.rss_mb.get("worker"),
+        "turn_max_ms": round(max(accounts.turn_ms, default=0.0), 1),
+        "longest_wait_s": run.longest_wait_s,
+        "recovery": {r.fault: as_dict(r) for r in run.recoveries},
+        "peak_pss_web_mb": run.pss.peaks.get("web"),
+        "peak_pss_worker_mb": run.pss.peaks.get("worker"),
         "lost": accounts.lost,
         "duplicate_replies": accounts.duplicate_replies + accounts.duplicate_payment_messages,
         "cross_tenant_reads": accounts.cross_tenant_replies + accounts.cross_tenant_tool_calls,
@@ -62,11 +69,24 @@ def print_report(run: Run) -> bool:
     print(f"backlog drained {run.drained:.0f} s after the traffic stopped")
     print(f"messages accepted {accounts.accepted}, stored {accounts.stored}: {accounts.statuses}")
     print(f"  throughput {found['messages_per_s']} messages/s")
-    print(f"  turn (stored → handled) p50 {found['turn_p50_ms']} ms, p99 {found['turn_p99_ms']} ms")
+    print(
+        f"  turn (stored → handled) p50 {found['turn_p50_ms']} ms, p99 {found['turn_p99_ms']} ms,"
+        f" max {found['turn_max_ms']} ms"
+    )
+    print(f"  longest wait of any customer (stored → reply sent): {run.longest_wait_s} s")
+    for r in run.recoveries:
+        print(
+            f"  after the {r.fault} fault: first turn {r.first_turn_s} s; {r.stranded} messages"
+            f" pending at the fault, the last answered {r.stranded_answered_s} s after it"
+        )
     print(f"  replies per turn: {accounts.replies_per_turn}")
     print(f"payments by status: {accounts.payments}")
     print(f"handoff tickets {accounts.tickets}, agent replies {accounts.agent_replies}")
-    print(f"peak RSS MB: {run.rss_mb}")
+    for moment, trees in (("before", run.pss.before), ("after", run.pss.after)):
+        for tree, processes in trees.items():
+            total = round(sum(processes.values()), 1)
+            print(f"PSS MB {moment} traffic, {tree} tree {total}: {processes}")
+    print(f"peak PSS MB per tree: {run.pss.peaks}")
     print(
         f"lost {accounts.lost}; duplicate replies {accounts.duplicate_replies}"
         f" (+{accounts.duplicate_payment_messages} payment messages); cross-tenant"

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from tenants.context import tenant_context
 from tulia.celery import app as celery_app
+from tulia.conversations import locks, pipeline
 from tulia.conversations.models import InboundMessage, OutboundMessage
 from tulia.whatsapp import sweeper
 from tulia.whatsapp.outbound import send_to_customer
@@ -67,17 +68,30 @@ def test_fresh_messages_are_left_to_their_own_task(post_signed, tenant, inline_t
     assert _statuses(tenant.id) == ["received"]
 
 
-def test_processing_within_the_lease_is_not_stolen(post_signed, tenant, inline_tasks) -> None:
-    post_signed("inbound", event("inbound_text"))
-    _age_inbound(tenant.id, 60, status="processing", processing_started_at=timezone.now())
-    assert sweeper.sweep().inbound_threads == 0
+def _thread_parts(tenant_id) -> tuple[object, ...]:
+    with tenant_context(tenant_id):
+        message = InboundMessage.objects.get()
+    return pipeline.thread_lock(message.sender_id, message.from_e164)
 
 
-def test_processing_past_the_lease_is_retried(post_signed, tenant, inline_tasks) -> None:
+def test_processing_under_a_live_lease_is_not_stolen(post_signed, tenant, inline_tasks) -> None:
     post_signed("inbound", event("inbound_text"))
-    crashed_at = timezone.now() - timedelta(hours=1)
-    _age_inbound(tenant.id, 3600, status="processing", processing_started_at=crashed_at)
-    assert sweeper.sweep().inbound_threads == 1
+    _age_inbound(tenant.id, 3600, status="processing", processing_started_at=timezone.now())
+    with locks.hold(tenant.id, *_thread_parts(tenant.id)) as lease:
+        assert lease.acquired
+        assert sweeper.sweep().inbound_threads == 0
+    assert _statuses(tenant.id) == ["processing"]
+
+
+def test_processing_whose_lease_is_gone_is_retried_at_once(
+    post_signed, tenant, stranger, inline_tasks
+) -> None:
+    post_signed("inbound", event("inbound_text"))
+    # Claimed a moment ago by a worker that died: no lease holds the thread any more.
+    _age_inbound(tenant.id, 1, status="processing", processing_started_at=timezone.now())
+    with locks.hold(stranger.id, *_thread_parts(tenant.id)) as other:
+        assert other.acquired  # the same thread's lock under another tenant is another key
+        assert sweeper.sweep().inbound_threads == 1
     assert _statuses(tenant.id) == ["processed"]
 
 
@@ -87,6 +101,20 @@ def test_unsent_outbound_is_delivered(tenant, inline_tasks, settings) -> None:
     send_to_customer(tenant.id, customer.pk, ["Your payment was received"], "req")
     with tenant_context(tenant.id):
         OutboundMessage.objects.update(created_at=timezone.now() - timedelta(minutes=1))
+    assert sweeper.sweep().outbound_conversations == 1
+    with tenant_context(tenant.id):
+        assert OutboundMessage.objects.get().status == OutboundMessage.Status.SENT
+
+
+def test_part_left_sending_by_a_dead_deliverer_is_sent_again(tenant, inline_tasks, settings):
+    settings.TULIA_WHATSAPP_BACKEND = "tulia.whatsapp.backends.console.ConsoleBackend"
+    customer, _ = get_or_create_customer(tenant.id, "+254712345678")
+    send_to_customer(tenant.id, customer.pk, ["Your payment was received"], "req")
+    with tenant_context(tenant.id):
+        OutboundMessage.objects.update(status=OutboundMessage.Status.SENDING)
+        conversation_id = OutboundMessage.objects.get().conversation_id
+    with locks.hold(tenant.id, "send", conversation_id):
+        assert sweeper.sweep().outbound_conversations == 0  # its deliverer is alive
     assert sweeper.sweep().outbound_conversations == 1
     with tenant_context(tenant.id):
         assert OutboundMessage.objects.get().status == OutboundMessage.Status.SENT

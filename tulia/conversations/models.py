@@ -76,6 +76,9 @@ class InboundMessage(TenantOwnedModel):
     last_error = models.CharField(max_length=500, blank=True)
     received_at = models.DateTimeField()
     processing_started_at = models.DateTimeField(null=True, blank=True)
+    # The fencing token of the lease under which the messages were last claimed: a turn
+    # commits only while its messages still carry its token (conversations/locks.py).
+    lease_token = models.CharField(max_length=32, blank=True, default="", db_default="")
     processed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -1,27 +1,29 @@
 """The turn pipeline: stored inbound messages → the turn handler → queued replies.
 
 A "thread" is one customer number talking to one of the tenant's senders. Its turns run
-one at a time under a leased Redis lock, oldest message first; whoever holds the lock
-keeps taking turns until the thread has nothing pending, so a burst is answered in
-order by one worker while other threads proceed on other workers.
+one at a time under a short Redis lease renewed by a heartbeat (locks.py), oldest
+message first; whoever holds the lease keeps taking turns until the thread has nothing
+pending, so a burst is answered in order by one worker while other threads proceed on
+other workers.
 
 Exactly one reply per message: the replies, the new conversation state and the
-"processed" mark are written in one transaction. A crash before it commits leaves the
-messages unprocessed and the turn is run again (by the redelivered task or the
-sweeper); a crash after it commits has nothing left to redo.
+"processed" mark are written in one transaction, and only while the messages still
+carry the lease token they were claimed with. A crash before it commits leaves the
+messages unprocessed and the turn is run again (the sweeper notices the dead holder's
+lease expire); a crash after it commits has nothing left to redo; a worker that was
+paused past its lease finds its token replaced and writes nothing.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import time
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
 from django.conf import settings
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from tenants.context import tenant_context
@@ -50,6 +52,10 @@ class TurnFailed(Exception):
     """The turn handler raised; the messages stay pending for a retry."""
 
 
+class LeaseLost(Exception):
+    """The thread's lease passed to another worker: this turn must not be written."""
+
+
 @dataclass
 class Batch:
     tenant_id: UUID
@@ -63,11 +69,11 @@ class Batch:
     contents: list[InboundContent] = field(default_factory=list)
     request_id: str = ""
     attempts: int = 0
+    lease_token: str = ""
 
 
 def debounce_seconds() -> float:
-    configured = getattr(settings, "TULIA_TURN_DEBOUNCE_SECONDS", None)
-    return float(configured or os.environ.get("TULIA_TURN_DEBOUNCE_SECONDS") or 0)
+    return float(settings.TULIA_TURN_DEBOUNCE_SECONDS)
 
 
 def process_inbound(tenant_id: UUID | str, message_id: int) -> int:
@@ -80,23 +86,29 @@ def process_inbound(tenant_id: UUID | str, message_id: int) -> int:
         )
     if anchor is None:
         return 0  # already processed (a duplicate task), failed for good, or not ours
-    with locks.hold(tid, "thread", anchor["sender_id"], anchor["from_e164"]) as held:
-        if not held.acquired:
+    with locks.hold(tid, *thread_lock(anchor["sender_id"], anchor["from_e164"])) as lease:
+        if not lease.acquired:
             raise ThreadBusy(f"thread of inbound message {message_id} is busy")
-        return _drain(held, tid, anchor["sender_id"], anchor["from_e164"])
+        return _drain(lease, tid, anchor["sender_id"], anchor["from_e164"])
 
 
-def _drain(held: locks.Held, tenant_id: UUID, sender_id: int, from_e164: str) -> int:
+def thread_lock(sender_id: int, from_e164: str) -> tuple[object, ...]:
+    """The lock parts naming a thread (the sweeper asks whether anyone holds it)."""
+    return ("thread", sender_id, from_e164)
+
+
+def _drain(lease: locks.Lease, tenant_id: UUID, sender_id: int, from_e164: str) -> int:
     turns = 0
     if debounce_seconds():
         time.sleep(debounce_seconds())  # let a burst arrive, then answer it as one turn
-    while (batch := claim_batch(tenant_id, sender_id, from_e164)) is not None:
-        run_turn(batch)
-        turns += 1
-        # A long burst must not outlive the lease taken before its first turn; if the
-        # lease was lost, another worker owns the thread now and carries on.
-        if not held.renew():
+    while (batch := claim_batch(tenant_id, sender_id, from_e164, lease)) is not None:
+        try:
+            run_turn(batch)
+        except LeaseLost:
+            # Another worker owns the thread now and answers this turn itself.
+            logger.warning("lease lost mid-turn, turn discarded (request_id=%s)", batch.request_id)
             break
+        turns += 1
     return turns
 
 
@@ -108,11 +120,15 @@ def _pending(tenant_id: UUID, sender_id: int, from_e164: str) -> list[InboundMes
     return list(rows.select_for_update()[:limit])
 
 
-def claim_batch(tenant_id: UUID, sender_id: int, from_e164: str) -> Batch | None:
-    """Attach the thread's oldest pending message(s) to a conversation and mark them."""
+def claim_batch(
+    tenant_id: UUID, sender_id: int, from_e164: str, lease: locks.Lease
+) -> Batch | None:
+    """Attach the thread's oldest pending message(s) to a conversation and mark them
+    with the lease's token; None when nothing is pending or the lease is gone."""
     with tenant_context(tenant_id):
         messages = _pending(tenant_id, sender_id, from_e164)
-        if not messages:
+        # Asked with the rows locked: a lease lost before this point claims nothing.
+        if not messages or not lease.still_ours():
             return None
         profile = str(messages[0].content.get("profile_name", ""))
         customer, _ = get_or_create_customer(tenant_id, from_e164, display_name=profile)
@@ -123,18 +139,19 @@ def claim_batch(tenant_id: UUID, sender_id: int, from_e164: str) -> Batch | None
             status=InboundMessage.Status.PROCESSING,
             attempts=F("attempts") + 1,
             processing_started_at=timezone.now(),
+            lease_token=lease.token,
         )
         Conversation.objects.filter(pk=conversation.pk).update(
             last_inbound_at=max(message.received_at for message in messages)
         )
-        return _batch(tenant_id, customer.pk, conversation, messages)
+        return _batch(customer.pk, conversation, messages, lease.token)
 
 
 def _batch(
-    tenant_id: UUID, customer_id: int, conversation: Conversation, messages: list[InboundMessage]
+    customer_id: int, conversation: Conversation, messages: list[InboundMessage], token: str
 ) -> Batch:
     return Batch(
-        tenant_id=tenant_id,
+        tenant_id=conversation.tenant_id,
         sender_id=conversation.sender_id,
         customer_id=customer_id,
         conversation_id=conversation.pk,
@@ -145,6 +162,7 @@ def _batch(
         contents=[InboundContent.model_validate(message.content) for message in messages],
         request_id=messages[0].request_id,
         attempts=max(message.attempts for message in messages) + 1,
+        lease_token=token,
     )
 
 
@@ -200,9 +218,7 @@ def _handler_failed(batch: Batch, exc: Exception) -> None:
         _give_up(batch, exc)
         return
     with tenant_context(batch.tenant_id):
-        InboundMessage.objects.filter(pk__in=batch.message_ids).update(
-            status=InboundMessage.Status.RECEIVED, last_error=repr(exc)[:500]
-        )
+        _claimed(batch).update(status=InboundMessage.Status.RECEIVED, last_error=repr(exc)[:500])
     raise TurnFailed(str(exc)) from exc
 
 
@@ -218,16 +234,29 @@ def finish_turn(
     outcome: str = InboundMessage.Status.PROCESSED,
     error: Exception | None = None,
 ) -> None:
-    """Replies, state and the processed mark: one transaction, so all or nothing."""
+    """Replies, state and the processed mark: one transaction, so all or nothing, and
+    only while the messages still carry this turn's lease token (the fence)."""
     with tenant_context(batch.tenant_id):
+        # Messages first, then the conversation: the order claim_batch locks them in.
+        marked = _claimed(batch).update(
+            status=outcome,
+            processed_at=timezone.now(),
+            last_error=repr(error)[:500] if error else "",
+        )
+        if marked != len(batch.message_ids):
+            raise LeaseLost(f"messages {batch.message_ids} were claimed by another lease")
         conversation = Conversation.objects.select_for_update().get(pk=batch.conversation_id)
         if output.state is not None:
             conversation.state = output.state
         conversation.turn_count = F("turn_count") + 1
         conversation.save(update_fields=["state", "turn_count", "updated_at"])
         queue_reply(batch.tenant_id, batch.conversation_id, output.replies, batch.request_id)
-        InboundMessage.objects.filter(pk__in=batch.message_ids).update(
-            status=outcome,
-            processed_at=timezone.now(),
-            last_error=repr(error)[:500] if error else "",
-        )
+
+
+def _claimed(batch: Batch) -> QuerySet[InboundMessage]:
+    """The batch's messages, as long as this batch's claim is the latest one on them."""
+    return InboundMessage.objects.filter(
+        pk__in=batch.message_ids,
+        status=InboundMessage.Status.PROCESSING,
+        lease_token=batch.lease_token,
+    )

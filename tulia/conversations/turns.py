@@ -1,9 +1,9 @@
 """The pluggable turn handler: what the bot says to the messages of one turn.
 
 The gateway owns delivery, ordering and persistence; the handler owns the answer. It
-is picked by dotted path from `settings.TULIA_TURN_HANDLER` (or the environment
-variable of the same name, so a worker subprocess can be pointed at another one), the
-conversation engine's graph in production, a plain acknowledgement until then.
+is picked by dotted path from `settings.TULIA_TURN_HANDLER` (read from the environment
+variable of the same name at start-up, so a worker subprocess can be pointed at another
+one): the conversation engine's graph in production.
 
 Contract for handlers:
 - Called outside any database transaction and outside a tenant context: open
@@ -11,13 +11,16 @@ Contract for handlers:
 - Return the new conversation state in `TurnOutput.state` rather than saving it: the
   pipeline writes it in the same transaction as the replies and the "processed" mark,
   so a crash mid-turn retries the whole turn against the old state, never half of it.
-- May be called again for the same messages after a crash (at-least-once); side
-  effects outside that transaction must be idempotent (keyed by `request_id`).
+- May be called again for the same messages after a crash (at-least-once), and, when
+  a worker stalls past its lease, while the stalled call is still running (only one of
+  the two is ever written); side effects outside that transaction must therefore be
+  idempotent, keyed by something the retry computes alike (`request_id`, or the state
+  the turn started from: an STK push is keyed by order and attempt number, and the
+  attempt number comes from the unchanged stored state).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 from uuid import UUID
@@ -60,8 +63,7 @@ TurnHandler = Callable[[TurnInput], TurnOutput]
 
 
 def handler_path() -> str:
-    configured = getattr(settings, "TULIA_TURN_HANDLER", None)
-    return str(configured or os.environ.get("TULIA_TURN_HANDLER") or DEFAULT_HANDLER)
+    return str(settings.TULIA_TURN_HANDLER or DEFAULT_HANDLER)
 
 
 def get_turn_handler() -> TurnHandler:

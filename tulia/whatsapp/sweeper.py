@@ -1,34 +1,44 @@
 """Finding work that was stored but never (or no longer) handled, across tenants.
 
-Inbound messages whose enqueue failed (broker down), whose task was lost, or whose
-worker died mid-turn with its lease now expired are handed to a worker again; so are
-outbound parts that were stored but never sent. Every task is safe to run twice, so
-re-enqueueing something that is merely slow costs a no-op, never a second reply.
+Inbound messages whose enqueue failed (broker down) or whose task was lost are handed
+to a worker again once they are TULIA_SWEEP_AGE_SECONDS old. A message left
+"processing" is stranded as soon as nobody holds its thread's lease: leases are short
+and renewed by a heartbeat while a turn runs (conversations/locks.py), so a free lease
+means the worker that claimed it is dead (or paused, and fenced off at commit). That is
+what bounds a killed worker's customers' wait: lease + one sweep interval + the turn.
+Outbound parts that were stored but never sent, or left "sending" by a dead deliverer,
+are delivered again the same way. Every task is safe to run twice, so re-enqueueing
+something that is merely slow costs a no-op, never a second reply; but under a backlog
+everything looks slow, so a thread or conversation is re-enqueued at most once per
+REENQUEUE_GAP, and only one sweep runs at a time, or the sweeps would flood the queue
+they are waiting in.
 """
 
 from __future__ import annotations
 
-import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from uuid import UUID
 
 from django.conf import settings
-from django.db.models import Min, Q
+from django.db.models import Min
 from django.utils import timezone
 
 from tenants.context import operator_context
+from tenants.keys import tenant_key
 from tulia.conversations import locks
 from tulia.conversations.models import InboundMessage, OutboundMessage
+from tulia.conversations.pipeline import thread_lock
 from tulia.whatsapp import dispatch
 
 SWEEP_LIMIT = 500
-SENDING_STALE = timedelta(minutes=5)
+REENQUEUE_GAP_SECONDS = 30
+SWEEP_LOCK = "tulia:sweeper:running"  # platform-wide, not a tenant's
 
 
 def sweep_age() -> timedelta:
-    configured = getattr(settings, "TULIA_SWEEP_AGE_SECONDS", None)
-    return timedelta(seconds=float(configured or os.environ.get("TULIA_SWEEP_AGE_SECONDS") or 5))
+    return timedelta(seconds=float(settings.TULIA_SWEEP_AGE_SECONDS))
 
 
 @dataclass(frozen=True)
@@ -37,44 +47,99 @@ class SweepResult:
     outbound_conversations: int
 
 
-def _stalled_inbound() -> list[tuple[UUID, int]]:
-    """The oldest pending message of each stalled thread."""
-    now = timezone.now()
-    lease_expired = now - timedelta(seconds=locks.lease_seconds())
-    stalled = InboundMessage.objects.filter(
-        Q(status=InboundMessage.Status.RECEIVED, received_at__lt=now - sweep_age())
-        | Q(status=InboundMessage.Status.PROCESSING, processing_started_at__lt=lease_expired)
-    )
+def _oldest_per_thread(status: str, **filters: object) -> list[dict[str, object]]:
     rows = (
-        stalled.values("tenant_id", "sender_id", "from_e164")
+        InboundMessage.objects.filter(status=status, **filters)
+        .values("tenant_id", "sender_id", "from_e164")
         .annotate(first_id=Min("id"))
         .order_by("first_id")[:SWEEP_LIMIT]
-    )
-    return [(row["tenant_id"], row["first_id"]) for row in rows]
-
-
-def _stalled_outbound() -> list[tuple[UUID, int]]:
-    now = timezone.now()
-    # A part left "sending" by a dead worker is retried: a rare duplicate beats a loss.
-    OutboundMessage.objects.filter(
-        status=OutboundMessage.Status.SENDING, status_updated_at__lt=now - SENDING_STALE
-    ).update(status=OutboundMessage.Status.PENDING)
-    rows = (
-        OutboundMessage.objects.filter(
-            status=OutboundMessage.Status.PENDING, created_at__lt=now - sweep_age()
-        )
-        .values_list("tenant_id", "conversation_id")
-        .distinct()[:SWEEP_LIMIT]
     )
     return list(rows)
 
 
+def _unleased(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+    """The threads nobody holds a lease on (their holder died or never existed)."""
+    return [
+        row
+        for row in rows
+        if not locks.is_held(
+            str(row["tenant_id"]), *thread_lock(int(str(row["sender_id"])), str(row["from_e164"]))
+        )
+    ]
+
+
+def _enqueue_once_per_gap(
+    enqueue: Callable[[UUID, int], bool], tenant_id: UUID, pk: int, *parts: object
+) -> bool:
+    """Enqueue unless this thread or conversation was re-enqueued within the gap; a
+    failed enqueue (broker down) leaves it due for the next sweep."""
+    key = tenant_key(tenant_id, "swept", *parts)
+    client = locks.redis_client()
+    if not client.set(key, 1, nx=True, ex=REENQUEUE_GAP_SECONDS):
+        return False
+    if not enqueue(tenant_id, pk):
+        client.delete(key)
+        return False
+    return True
+
+
+def _stalled_inbound() -> list[tuple[UUID, int, object, object]]:
+    """The oldest pending message of each stalled thread, with the thread."""
+    waiting = _oldest_per_thread(
+        InboundMessage.Status.RECEIVED, received_at__lt=timezone.now() - sweep_age()
+    )
+    stranded = _unleased(_oldest_per_thread(InboundMessage.Status.PROCESSING))
+    firsts: dict[tuple[object, ...], tuple[UUID, int, object, object]] = {}
+    for row in [*stranded, *waiting]:
+        thread = (row["tenant_id"], row["sender_id"], row["from_e164"])
+        candidate = (UUID(str(row["tenant_id"])), int(str(row["first_id"])), *thread[1:])
+        firsts[thread] = min(firsts.get(thread, candidate), candidate, key=lambda c: c[1])
+    return sorted(firsts.values(), key=lambda first: first[1])
+
+
+def _stalled_outbound() -> list[tuple[UUID, int]]:
+    sending = OutboundMessage.objects.filter(status=OutboundMessage.Status.SENDING)
+    abandoned = {
+        (tenant_id, conversation_id)
+        for tenant_id, conversation_id in sending.values_list("tenant_id", "conversation_id")
+        if not locks.is_held(tenant_id, "send", conversation_id)
+    }
+    for tenant_id, conversation_id in abandoned:
+        # Its deliverer died between claiming the part and recording the send: a rare
+        # duplicate (if Twilio had accepted it) beats a reply that never goes out.
+        sending.filter(tenant_id=tenant_id, conversation_id=conversation_id).update(
+            status=OutboundMessage.Status.PENDING
+        )
+    rows = (
+        OutboundMessage.objects.filter(
+            status=OutboundMessage.Status.PENDING, created_at__lt=timezone.now() - sweep_age()
+        )
+        .values_list("tenant_id", "conversation_id")
+        .distinct()[:SWEEP_LIMIT]
+    )
+    return sorted(set(rows) | abandoned, key=lambda row: row[1])
+
+
 def sweep() -> SweepResult:
+    client = locks.redis_client()
+    if not client.set(SWEEP_LOCK, 1, nx=True, ex=REENQUEUE_GAP_SECONDS):
+        return SweepResult(inbound_threads=0, outbound_conversations=0)  # one is running
+    try:
+        return _sweep()
+    finally:
+        client.delete(SWEEP_LOCK)
+
+
+def _sweep() -> SweepResult:
     with operator_context("gateway sweeper: re-enqueue stalled WhatsApp messages"):
         inbound = _stalled_inbound()
         outbound = _stalled_outbound()
-    for tenant_id, message_id in inbound:
-        dispatch.enqueue_turn(tenant_id, message_id)
-    for tenant_id, conversation_id in outbound:
-        dispatch.enqueue_delivery(tenant_id, conversation_id)
-    return SweepResult(inbound_threads=len(inbound), outbound_conversations=len(outbound))
+    threads = sum(
+        _enqueue_once_per_gap(dispatch.enqueue_turn, tenant_id, message_id, sender_id, phone)
+        for tenant_id, message_id, sender_id, phone in inbound
+    )
+    conversations = sum(
+        _enqueue_once_per_gap(dispatch.enqueue_delivery, tenant_id, conversation_id, "send")
+        for tenant_id, conversation_id in outbound
+    )
+    return SweepResult(inbound_threads=threads, outbound_conversations=conversations)

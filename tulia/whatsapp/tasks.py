@@ -11,12 +11,13 @@ import random
 from typing import Any
 
 from celery import Task
+from django.conf import settings
 
 from tulia.celery import app
 from tulia.conversations import pipeline
 from tulia.whatsapp import delivery, sweeper, templates
 
-SWEEP_EVERY_SECONDS = 10.0
+SWEEP_EVERY_SECONDS = settings.TULIA_SWEEP_EVERY_SECONDS
 # Meta reviews templates in minutes to a day; asking every 10 minutes is plenty.
 TEMPLATE_SYNC_EVERY_SECONDS = 600.0
 BUSY_RETRIES = 200
@@ -80,7 +81,12 @@ def sync_tenant_templates(tenant_id: str) -> int:
 
 app.conf.beat_schedule = {
     **(app.conf.beat_schedule or {}),
-    "whatsapp-sweep": {"task": "whatsapp.sweep", "schedule": SWEEP_EVERY_SECONDS},
+    # A sweep still queued when the next is due is dropped: the next one does its work.
+    "whatsapp-sweep": {
+        "task": "whatsapp.sweep",
+        "schedule": SWEEP_EVERY_SECONDS,
+        "options": {"expires": SWEEP_EVERY_SECONDS},
+    },
     "whatsapp-template-sync": {
         "task": "whatsapp.sync_templates",
         "schedule": TEMPLATE_SYNC_EVERY_SECONDS,
