@@ -39,8 +39,9 @@ class ToolError(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     code: str
-    message: str
+    message: str  # for logs and staff; the customer reads the catalog's "error.<code>"
     retryable: bool = False
+    facts: dict[str, str | int] = Field(default_factory=dict)
 
 
 OutT = TypeVar("OutT", bound=ToolOutput)

@@ -29,7 +29,7 @@ def _known(exc: BaseException) -> ToolError | None:
     if isinstance(exc, NotFound):
         return ToolError(code="not_found", message=str(exc) or "not found")
     if isinstance(exc, CommerceError):
-        return ToolError(code=exc.code, message=str(exc))
+        return ToolError(code=exc.code, message=str(exc), facts=exc.facts)
     if isinstance(exc, DjangoValidationError):
         return ToolError(code="invalid_input", message="; ".join(exc.messages))
     if isinstance(exc, TenantContextError):

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from journeys.guard import guarded_reply, reply_amounts, ungrounded_amounts
 from journeys.templates import text_nodes
-from journeys.templates.library import ReplyKey
 from journeys.templates.text_nodes import OptionFact
+from tulia.text import ReplyKey
 
 prices = st.decimals(min_value=1, max_value=900_000, places=2, allow_nan=False)
 
@@ -32,6 +32,10 @@ def test_currency_marked_amounts_are_found(text: str, amount: Decimal) -> None:
 
 def test_sizes_quantities_and_order_numbers_are_not_amounts() -> None:
     assert reply_amounts("2 x size 42 shoes, order 1043") == set()
+
+
+def test_an_order_reference_with_sh_and_a_digit_is_not_an_amount() -> None:
+    assert reply_amounts("Order KI-SH3BMX: total *KES 1,950*.") == {Decimal("1950")}
 
 
 def test_invented_price_is_caught_and_the_template_wins() -> None:

@@ -14,8 +14,8 @@ from journeys.llm.phrasing import TEXT_NODES, phrase_reply, phrase_request, text
 from journeys.llm.settings import LLMSettings
 from journeys.llm_emulator import Hang, ServerError, Text
 from journeys.templates import text_nodes
-from journeys.templates.library import ReplyKey
 from journeys.templates.text_nodes import OptionFact
+from tulia.text import ReplyKey
 
 KEY = ReplyKey(conversation_id="conv-1", turn=1)
 FACTS = [{"results": [{"name": "Air Runner Black", "price_from": "4500.00"}]}]

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import re
 from decimal import Decimal
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from journeys.templates import governance, text_nodes
-from journeys.templates.library import DATA_DIR, TEMPLATE_LANGUAGES, ReplyKey, format_money
 from journeys.templates.text_nodes import OptionFact, SnippetFact
+from tulia.text import ReplyKey, format_money
 
 PLACEHOLDER = re.compile(r"{(\w+)}")
 names = st.text(alphabet=st.characters(categories=["L", "N", "Zs"]), min_size=1, max_size=30)
@@ -105,19 +103,3 @@ def test_unlisted_status_reads_as_not_confirmed_rather_than_guessed() -> None:
         ReplyKey("c", 1), "en", reference="A1", order_status="weird", payment_status=None
     )
     assert reply.count("not confirmed yet") == 2
-
-
-def _catalog(language: str) -> dict:
-    return json.loads((DATA_DIR / f"{language}.json").read_text("utf-8"))
-
-
-@pytest.mark.parametrize("language", TEMPLATE_LANGUAGES)
-def test_every_language_has_every_scenario_with_the_same_placeholders(language: str) -> None:
-    english, other = _catalog("en"), _catalog(language)
-    assert set(other) == set(english)
-    for scenario, phrasings in english.items():
-        if not isinstance(phrasings, list):
-            continue
-        wanted = {frozenset(PLACEHOLDER.findall(p)) for p in phrasings}
-        assert {frozenset(PLACEHOLDER.findall(p)) for p in other[scenario]} == wanted, scenario
-        assert len(other[scenario]) >= 2, scenario
