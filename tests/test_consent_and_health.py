@@ -79,6 +79,7 @@ def test_readyz_reports_an_unreachable_redis(client, settings) -> None:
         ("TULIA_PUBLIC_BASE_URL", "example.com", "TULIA_PUBLIC_BASE_URL must start with"),
     ],
 )
+@pytest.mark.process
 def test_bad_settings_stop_start_up_with_the_variable_named(name, value, message) -> None:
     env = {**os.environ, name: value, "DJANGO_SETTINGS_MODULE": "tulia.settings"}
     result = subprocess.run(
@@ -93,6 +94,7 @@ def test_bad_settings_stop_start_up_with_the_variable_named(name, value, message
     assert message in result.stderr
 
 
+@pytest.mark.deploy
 def test_production_requires_its_secrets() -> None:
     secrets = {"DJANGO_SECRET_KEY", "TULIA_FIELD_KEYS"}
     env = {k: v for k, v in os.environ.items() if k not in secrets}
@@ -109,6 +111,7 @@ def test_production_requires_its_secrets() -> None:
 
 
 @pytest.mark.django_db
+@pytest.mark.deploy
 def test_production_settings_pass_djangos_deploy_checks() -> None:
     from cryptography.fernet import Fernet
     from django.conf import settings as live

@@ -33,6 +33,7 @@ def test_typos_stay_close_and_unrelated_text_does_not() -> None:
     assert _cos(shoe, typo) > _cos(shoe, kale) + 0.2
 
 
+@pytest.mark.process
 def test_vectors_are_the_same_in_another_process() -> None:
     """Python's hash() is salted per process; stored vectors must not depend on it."""
     code = "from tulia.embeddings.offline import hashed_vector; print(hashed_vector('raba')[:8])"

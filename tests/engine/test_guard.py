@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from journeys.guard import guarded_reply, reply_amounts, ungrounded_amounts
 from journeys.templates import text_nodes
 from journeys.templates.text_nodes import OptionFact
+from tests.hypothesis_profiles import examples
 from tulia.text import ReplyKey
 
 prices = st.decimals(min_value=1, max_value=900_000, places=2, allow_nan=False)
@@ -49,7 +50,7 @@ def test_price_nested_anywhere_in_tool_output_is_allowed() -> None:
     assert guarded_reply("2 x KES 1,250 = KES 2,500", facts, "template") != "template"
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(
     shortlist=st.lists(prices, min_size=1, max_size=6),
     language=st.sampled_from(["en", "sw", "sheng"]),

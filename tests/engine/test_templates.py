@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from journeys.templates import governance, text_nodes
 from journeys.templates.text_nodes import OptionFact, SnippetFact
+from tests.hypothesis_profiles import examples
 from tulia.text import ReplyKey, format_money
 
 PLACEHOLDER = re.compile(r"{(\w+)}")
@@ -19,7 +20,7 @@ options = st.lists(st.builds(OptionFact, name=names, price=prices), min_size=0, 
 languages = st.sampled_from(["en", "sw", "sheng", "mixed"])
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(conv=st.uuids(), turn=st.integers(0, 10_000), language=languages, shortlist=options)
 def test_same_turn_and_facts_give_the_same_reply(conv, turn, language, shortlist) -> None:
     """Feature: tulia-ai-v2-langgraph-refactor, Property 14: Deterministic replies.
@@ -48,7 +49,7 @@ def test_variations_differ_across_turns_of_one_conversation() -> None:
     assert len(replies) == 3
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(shortlist=options, language=languages)
 def test_options_show_at_most_six_with_every_price_as_given(shortlist, language) -> None:
     reply = text_nodes.catalog_present_options(
@@ -91,7 +92,7 @@ def test_long_support_answer_ends_at_a_sentence_not_mid_word() -> None:
 
 
 @given(st.text(alphabet="abc .\n", min_size=700, max_size=1500))
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 def test_support_answer_never_exceeds_the_snippet_budget(text: str) -> None:
     snippets = [SnippetFact("Doc", text)]
     reply = text_nodes.support_rag_answer(ReplyKey("c", 4), "en", snippets=snippets)

@@ -3,12 +3,13 @@ no turn runs for it, and the customer gets one polite notice per window."""
 
 from __future__ import annotations
 
-import time
+from collections.abc import Iterator
 
 import pytest
 from prometheus_client import REGISTRY
 
 from tenants.context import tenant_context
+from tulia import clock
 from tulia.conversations import pipeline
 from tulia.conversations.models import Conversation, InboundMessage, OutboundMessage
 from tulia.ratelimit import WINDOW_SECONDS
@@ -30,11 +31,10 @@ def small_limit(settings) -> None:
 
 
 @pytest.fixture(autouse=True)
-def one_window() -> None:
-    """A test's messages must land in one fixed window: wait out one about to end."""
-    left = WINDOW_SECONDS - time.time() % WINDOW_SECONDS
-    if left < 5:
-        time.sleep(left)
+def one_window() -> Iterator[None]:
+    """A test's messages must land in one window: the clock is held in the middle of one."""
+    with clock.held_at(1_800_000_000 + WINDOW_SECONDS / 2):
+        yield
 
 
 def _post(post_signed, n: int, phone: str = "+254712345678", **kw: str) -> None:

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tenants.context import tenant_context
+from tests.hypothesis_profiles import examples
 from tulia.handoff.models import HandoffTicket
 from tulia.handoff.tools.handoff_create_ticket import TOOL, HandoffCreateTicketInput
 from tulia.handoff.triggers import handoff_on_keyword
@@ -72,7 +73,7 @@ PATHS = {"tool": _via_tool, "keyword": _via_keyword, "return": _via_return}
 
 
 @settings(
-    max_examples=100,
+    max_examples=examples(100),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
