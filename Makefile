@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum requirements.lock | cut -d' ' -f1)
 
-.PHONY: run test test-fast install lint typecheck migrations-check pytest bench lock clean
+.PHONY: run test test-fast install lint typecheck migrations-check pytest bench lock clean stop-servers
 
 run: install
 	$(BIN)/python -m tulia.launcher
@@ -46,5 +46,11 @@ bench: install
 lock: install
 	$(BIN)/uv pip compile requirements.in --python-version 3.11 -o requirements.lock
 
-clean:
+# The test run keeps its embedded PostgreSQL and Redis (var/test) for the next run;
+# the launcher stops the dev pair it started itself. This stops both pairs.
+stop-servers:
+	-test -x $(BIN)/python && $(BIN)/python -m tulia.embedded stop test
+	-test -x $(BIN)/python && $(BIN)/python -m tulia.embedded stop dev
+
+clean: stop-servers
 	rm -rf $(VENV) var

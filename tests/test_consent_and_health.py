@@ -77,6 +77,11 @@ def test_readyz_reports_an_unreachable_redis(client, settings) -> None:
         ("TULIA_PROFILE", "staging", "TULIA_PROFILE must be one of"),
         ("REDIS_URL", "http://nope", "REDIS_URL must start with"),
         ("TULIA_PUBLIC_BASE_URL", "example.com", "TULIA_PUBLIC_BASE_URL must start with"),
+        ("TULIA_SWEEP_AGE_SECONDS", "soon", "TULIA_SWEEP_AGE_SECONDS must be a number"),
+        ("TULIA_SENDER_CACHE_SECONDS", "-1", "TULIA_SENDER_CACHE_SECONDS must be >= 0"),
+        ("TULIA_TWILIO_API_BASE", "emulator:9", "TULIA_TWILIO_API_BASE must start with"),
+        ("TULIA_EMBEDDER", "gpu", "TULIA_EMBEDDER must be one of"),
+        ("TULIA_REDIS_TIMEOUT_SECONDS", "0", "TULIA_REDIS_TIMEOUT_SECONDS must be >= 0.1"),
     ],
 )
 @pytest.mark.process

@@ -43,8 +43,8 @@ def test_vectors_are_the_same_in_another_process() -> None:
     assert other == str(OfflineEmbedder().embed(["raba"])[0][:8])
 
 
-def test_offline_is_the_default_without_an_openai_key(monkeypatch) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+def test_offline_is_the_default_without_an_openai_key(settings) -> None:
+    settings.TULIA_EMBEDDER = "offline"  # what settings decide with no OPENAI_API_KEY
     get_embedder.cache_clear()
     try:
         assert isinstance(get_embedder(), OfflineEmbedder)
@@ -52,8 +52,9 @@ def test_offline_is_the_default_without_an_openai_key(monkeypatch) -> None:
         get_embedder.cache_clear()
 
 
-def test_openai_is_chosen_when_configured(monkeypatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")
+def test_openai_is_chosen_when_configured(monkeypatch, settings) -> None:
+    settings.TULIA_EMBEDDER = "openai"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")  # read by the OpenAI client
     get_embedder.cache_clear()
     try:
         chosen = get_embedder()

@@ -1,9 +1,9 @@
 """The pluggable turn handler: what the bot says to the messages of one turn.
 
 The gateway owns delivery, ordering and persistence; the handler owns the answer. It
-is picked by dotted path from `settings.TULIA_TURN_HANDLER` (or the environment
-variable of the same name, so a worker subprocess can be pointed at another one), the
-conversation engine's graph in production, a plain acknowledgement until then.
+is picked by dotted path from `settings.TULIA_TURN_HANDLER` (read from the environment
+variable of the same name at start-up, so a worker subprocess can be pointed at another
+one): the conversation engine's graph.
 
 Contract for handlers:
 - Called outside any database transaction and outside a tenant context: open
@@ -17,7 +17,6 @@ Contract for handlers:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 from uuid import UUID
@@ -27,8 +26,6 @@ from django.utils.module_loading import import_string
 from pydantic import BaseModel, ConfigDict, Field
 
 from tulia.whatsapp.schemas import InboundContent
-
-DEFAULT_HANDLER = "tulia.conversations.placeholder.acknowledge"
 
 
 class TurnInput(BaseModel):
@@ -60,8 +57,7 @@ TurnHandler = Callable[[TurnInput], TurnOutput]
 
 
 def handler_path() -> str:
-    configured = getattr(settings, "TULIA_TURN_HANDLER", None)
-    return str(configured or os.environ.get("TULIA_TURN_HANDLER") or DEFAULT_HANDLER)
+    return str(settings.TULIA_TURN_HANDLER)
 
 
 def get_turn_handler() -> TurnHandler:

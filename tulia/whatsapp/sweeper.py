@@ -8,7 +8,6 @@ re-enqueueing something that is merely slow costs a no-op, never a second reply.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from datetime import timedelta
 from uuid import UUID
@@ -27,8 +26,7 @@ SENDING_STALE = timedelta(minutes=5)
 
 
 def sweep_age() -> timedelta:
-    configured = getattr(settings, "TULIA_SWEEP_AGE_SECONDS", None)
-    return timedelta(seconds=float(configured or os.environ.get("TULIA_SWEEP_AGE_SECONDS") or 5))
+    return timedelta(seconds=float(settings.TULIA_SWEEP_AGE_SECONDS))
 
 
 @dataclass(frozen=True)
