@@ -21,6 +21,7 @@ $(STAMP): requirements.lock
 
 lint:
 	$(BIN)/ruff check .
+	$(BIN)/vulture  # dead code: paths and whitelist in pyproject.toml [tool.vulture]
 
 typecheck:
 	$(BIN)/mypy .

@@ -49,7 +49,7 @@ from tulia.commerce.indexing import embed_items  # noqa: E402
 from tulia.commerce.models import CatalogItem  # noqa: E402
 from tulia.commerce.search import SearchFilters, search_catalog  # noqa: E402
 from tulia.embeddings import get_embedder  # noqa: E402
-from tulia.embeddings.text import normalise  # noqa: E402
+from tulia.normalise import fold  # noqa: E402
 
 QUERIES = Path(__file__).with_name("catalog_queries.tsv")
 BATCH = 2000
@@ -88,7 +88,7 @@ def insert_filler(tenant: Tenant, kind: str, count: int, rng: random.Random) -> 
     names = list(filler_names(kind, count, rng))
     for start in range(0, count, BATCH):
         chunk = names[start : start + BATCH]
-        texts = [normalise(name) for _, name in chunk]
+        texts = [fold(name) for _, name in chunk]
         vectors = embedder.embed(texts)
         with tenant_context(tenant.id) as tid:
             CatalogItem.objects.bulk_create(

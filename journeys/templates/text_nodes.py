@@ -70,10 +70,6 @@ def catalog_present_options(
     return "\n".join(lines)
 
 
-def catalog_link(key: ReplyKey, language: str, *, link: str) -> str:
-    return say("reply.catalog_link", language, key, link=link)
-
-
 def product_disambiguate(
     key: ReplyKey,
     language: str,

@@ -6,13 +6,11 @@ the facts by the text catalog ("error.<code>"), in the customer's language.
 
 from __future__ import annotations
 
+from tulia.errors import DomainError
 
-class CommerceError(Exception):
+
+class CommerceError(DomainError):
     code = "commerce_error"
-
-    def __init__(self, message: str, **facts: str | int) -> None:
-        super().__init__(message)
-        self.facts = facts
 
 
 class OrderStateError(CommerceError):

@@ -1,4 +1,4 @@
-"""The stand-in turn handler until the conversation engine replaces it.
+"""A plain turn handler for the gateway tests (the platform runs the conversation engine).
 
 It acknowledges text and answers non-text input (photos, voice notes, documents,
 locations, stickers) politely in the customer's language, falling back to the shop's
