@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum requirements.lock | cut -d' ' -f1)
 
-.PHONY: run test install lint typecheck migrations-check pytest bench lock clean
+.PHONY: run test test-fast install lint typecheck migrations-check pytest bench lock clean stop-servers
 
 run: install
 	$(BIN)/python -m tulia.launcher
@@ -25,6 +25,7 @@ $(STAMP): requirements.lock
 
 lint:
 	$(BIN)/ruff check .
+	$(BIN)/vulture  # dead code: paths and whitelist in pyproject.toml [tool.vulture]
 
 typecheck:
 	$(BIN)/mypy .
@@ -35,6 +36,14 @@ migrations-check:
 pytest:
 	$(BIN)/pytest -p xdist -n $${PYTEST_WORKERS:-2} --durations=10
 
+# The edit loop: unit and engine tests (markers set in tests/conftest.py), no launcher
+# boot, no deploy validators, no worker/server processes, and properties at a few
+# examples each (tests/hypothesis_profiles.py). CI runs `make test`, which runs everything.
+FAST_MARKERS := (unit or engine) and not launcher and not deploy and not process
+test-fast: install
+	$(BIN)/pytest -p xdist -n $${PYTEST_WORKERS:-2} -m "$(FAST_MARKERS)" \
+		--hypothesis-profile=fast --durations=15
+
 bench: install
 	$(BIN)/python bench/run_all.py
 
@@ -42,5 +51,11 @@ bench: install
 lock: install
 	$(BIN)/uv pip compile requirements.in --python-version 3.11 -o requirements.lock
 
-clean:
+# The test run keeps its embedded PostgreSQL and Redis (var/test) for the next run;
+# the launcher stops the dev pair it started itself. This stops both pairs.
+stop-servers:
+	-test -x $(BIN)/python && $(BIN)/python -m tulia.embedded stop test
+	-test -x $(BIN)/python && $(BIN)/python -m tulia.embedded stop dev
+
+clean: stop-servers
 	rm -rf $(VENV) var

@@ -29,6 +29,10 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tulia.settings")
 os.environ.setdefault("TULIA_PROFILE", "bench")
 
+from tulia import embedded  # noqa: E402
+
+embedded.start(os.environ["TULIA_PROFILE"])  # settings only name the servers
+
 import django  # noqa: E402
 
 django.setup()
@@ -46,7 +50,7 @@ from tulia.commerce.models import CatalogItem  # noqa: E402
 from tulia.commerce.search import SearchFilters, search_catalog  # noqa: E402
 from tulia.db_roles import as_owner  # noqa: E402
 from tulia.embeddings import get_embedder  # noqa: E402
-from tulia.embeddings.text import normalise  # noqa: E402
+from tulia.normalise import fold  # noqa: E402
 
 QUERIES = Path(__file__).with_name("catalog_queries.tsv")
 BATCH = 2000
@@ -85,7 +89,7 @@ def insert_filler(tenant: Tenant, kind: str, count: int, rng: random.Random) -> 
     names = list(filler_names(kind, count, rng))
     for start in range(0, count, BATCH):
         chunk = names[start : start + BATCH]
-        texts = [normalise(name) for _, name in chunk]
+        texts = [fold(name) for _, name in chunk]
         vectors = embedder.embed(texts)
         with tenant_context(tenant.id) as tid:
             CatalogItem.objects.bulk_create(

@@ -52,6 +52,7 @@ from django.db import connection, transaction  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 from PIL import Image, ImageDraw  # noqa: E402
+from tulia.embeddings.text import normalise  # noqa: E402
 
 from tenants.context import tenant_context  # noqa: E402
 from tenants.models import Tenant  # noqa: E402
@@ -61,7 +62,6 @@ from tulia.commerce.importer import import_catalog  # noqa: E402
 from tulia.commerce.indexing import embed_items  # noqa: E402
 from tulia.commerce.models import CatalogItem, Category  # noqa: E402
 from tulia.embeddings import get_embedder  # noqa: E402
-from tulia.embeddings.text import normalise  # noqa: E402
 
 SLUG = "bench-storefront"
 PHOTO_PORT = 8765  # fixed: the photo addresses are stored with the catalog

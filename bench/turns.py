@@ -38,6 +38,10 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tulia.settings")
 os.environ.setdefault("TULIA_PROFILE", "bench")
 
+from tulia import embedded  # noqa: E402
+
+embedded.start(os.environ["TULIA_PROFILE"])  # settings only name the servers
+
 from turns_parts.driver import run_workers  # noqa: E402
 from turns_parts.oracle import emulated_llm  # noqa: E402
 from turns_parts.report import report, summary  # noqa: E402

@@ -12,7 +12,8 @@ import re
 from collections.abc import Iterable, Mapping
 from decimal import Decimal, InvalidOperation
 
-_NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?"
+# A number ends where the word ends: "SH3" inside an order reference (KI-SH3BMX) is no price.
+_NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?(?!\w)"
 _MONEY = re.compile(
     rf"(?:\b(?:kes|ksh|kshs|sh|shs)\.?\s*{_NUMBER})|(?:{_NUMBER}\s*(?:/=|/-|\bbob\b|\bkes\b|\bshillings?\b))",
     re.IGNORECASE,

@@ -31,6 +31,7 @@ class Called:
     output: dict[str, Any] = field(default_factory=dict)
     error_code: str | None = None
     error_message: str = ""
+    error_facts: dict[str, Any] = field(default_factory=dict)
 
     @property
     def broken(self) -> bool:
@@ -64,4 +65,10 @@ def call(name: str, ctx: RunContext, *, customer: bool = True, **arguments: Any)
     code = error.code if error else "internal_error"
     if code not in EXPECTED_ERRORS:
         logger.warning("tool %s failed: %s (request_id=%s)", name, code, ctx.request_id)
-    return Called(name, ok=False, error_code=code, error_message=error.message if error else "")
+    return Called(
+        name,
+        ok=False,
+        error_code=code,
+        error_message=error.message if error else "",
+        error_facts=dict(error.facts) if error else {},
+    )

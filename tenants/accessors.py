@@ -14,7 +14,6 @@ from typing import Any, TypeVar
 from uuid import UUID
 
 from django.db import connection
-from django.db.models import Model
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
@@ -114,18 +113,9 @@ def find_customer_by_phone(tenant_id: UUID | str, phone: str) -> Customer:
     return customer
 
 
-def get_sender(tenant_id: UUID | str, sender_id: int) -> WhatsAppSender:
-    return get_owned(WhatsAppSender, tenant_id, sender_id)
-
-
 def active_senders(tenant_id: UUID | str) -> list[WhatsAppSender]:
     with tenant_context(tenant_id) as tid:
         return list(WhatsAppSender.objects.filter(tenant_id=tid, is_active=True).order_by("id"))
-
-
-def count_rows(model: type[Model], tenant_id: UUID | str) -> int:
-    with tenant_context(tenant_id) as tid:
-        return model.objects.filter(tenant_id=tid).count()  # type: ignore[attr-defined]
 
 
 def membership_of(user_id: int) -> TenantMembership | None:

@@ -43,13 +43,6 @@ def current_tenant_id() -> UUID | None:
     return _current_tenant.get()
 
 
-def require_tenant_id() -> UUID:
-    tenant_id = _current_tenant.get()
-    if tenant_id is None:
-        raise TenantContextError("this operation needs a tenant context")
-    return tenant_id
-
-
 def _coerce(tenant_id: UUID | str) -> UUID:
     if tenant_id is None or tenant_id == "":
         raise TenantContextError("tenant_id is required")

@@ -10,8 +10,31 @@ import pytest
 from tenants.context import operator_context
 from tenants.models import Tenant
 from tenants.services import create_tenant, register_whatsapp_sender
-from tests import celery_support  # noqa: F401 - per-process queue, logging left alone
+from tests import (
+    celery_support,  # noqa: F401 - per-process queue, logging left alone
+    hypothesis_profiles,  # noqa: F401 - registers the "fast" profile
+)
 from tulia.db_roles import switch_to_owner
+
+# Markers `make test-fast` selects on, given here so no test has to remember them:
+# tests using these fixtures start a server or a worker ("process", make test only) ...
+SERVING_FIXTURES = frozenset({"celery_worker", "live_server"})
+# ... tests under these folders drive the conversation engine ("engine") ...
+ENGINE_FOLDERS = ("engine", "flows")
+# ... and a test needing none of these fixtures touches no database ("unit").
+DATABASE_FIXTURES = frozenset({"db", "transactional_db", "django_db_setup"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if SERVING_FIXTURES & fixtures:
+            item.add_marker(pytest.mark.process)
+        if item.path.parent.name in ENGINE_FOLDERS:
+            item.add_marker(pytest.mark.engine)
+        if not DATABASE_FIXTURES & fixtures and item.get_closest_marker("django_db") is None:
+            item.add_marker(pytest.mark.unit)
+
 
 TWILIO_SID_A = "AC" + "a" * 32
 TWILIO_SID_B = "AC" + "b" * 32

@@ -77,8 +77,14 @@ def test_readyz_reports_an_unreachable_redis(client, settings) -> None:
         ("TULIA_PROFILE", "staging", "TULIA_PROFILE must be one of"),
         ("REDIS_URL", "http://nope", "REDIS_URL must start with"),
         ("TULIA_PUBLIC_BASE_URL", "example.com", "TULIA_PUBLIC_BASE_URL must start with"),
+        ("TULIA_SWEEP_AGE_SECONDS", "soon", "TULIA_SWEEP_AGE_SECONDS must be a number"),
+        ("TULIA_SENDER_CACHE_SECONDS", "-1", "TULIA_SENDER_CACHE_SECONDS must be >= 0"),
+        ("TULIA_TWILIO_API_BASE", "emulator:9", "TULIA_TWILIO_API_BASE must start with"),
+        ("TULIA_EMBEDDER", "gpu", "TULIA_EMBEDDER must be one of"),
+        ("TULIA_REDIS_TIMEOUT_SECONDS", "0", "TULIA_REDIS_TIMEOUT_SECONDS must be >= 0.1"),
     ],
 )
+@pytest.mark.process
 def test_bad_settings_stop_start_up_with_the_variable_named(name, value, message) -> None:
     env = {**os.environ, name: value, "DJANGO_SETTINGS_MODULE": "tulia.settings"}
     result = subprocess.run(
@@ -93,6 +99,7 @@ def test_bad_settings_stop_start_up_with_the_variable_named(name, value, message
     assert message in result.stderr
 
 
+@pytest.mark.deploy
 def test_production_requires_its_secrets() -> None:
     secrets = {"DJANGO_SECRET_KEY", "TULIA_FIELD_KEYS"}
     env = {k: v for k, v in os.environ.items() if k not in secrets}
@@ -109,6 +116,7 @@ def test_production_requires_its_secrets() -> None:
 
 
 @pytest.mark.django_db
+@pytest.mark.deploy
 def test_production_settings_pass_djangos_deploy_checks() -> None:
     from cryptography.fernet import Fernet
     from django.conf import settings as live

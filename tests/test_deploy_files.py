@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.deploy
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 MANIFESTS = sorted((ROOT / "deploy" / "k8s").glob("*.yaml"))

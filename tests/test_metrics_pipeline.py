@@ -36,6 +36,7 @@ from tulia.conversations import pipeline
 from tulia.conversations.models import Conversation, InboundMessage, OutboundMessage
 from tulia.handoff.models import Category, HandoffTicket, TicketStatus
 from tulia.observability import gauges
+from tulia.redis_client import client_for
 from tulia.whatsapp.delivery import deliver_conversation
 
 pytestmark = pytest.mark.django_db
@@ -124,7 +125,7 @@ def own_queue() -> Iterator[str]:
         yield name
     finally:
         conf.task_default_queue, conf.task_always_eager = before
-        gauges._broker_client(gauges.broker_url()).delete(name)
+        client_for(gauges.broker_url()).delete(name)
 
 
 def test_metrics_shows_the_celery_queue_depth(client: Client, own_queue: str) -> None:

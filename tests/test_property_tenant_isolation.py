@@ -19,6 +19,7 @@ from tenants.accessors import NotFound, find_customer_by_phone, get_customer
 from tenants.context import tenant_context
 from tenants.models import Customer, Tenant
 from tenants.services import create_tenant, get_or_create_customer, record_consent
+from tests.hypothesis_profiles import examples
 
 pytestmark = pytest.mark.django_db
 
@@ -77,7 +78,7 @@ def _visible_ids(tenant_id: UUID, op: str, world: World) -> set[int]:
 
 
 @settings(
-    max_examples=100,
+    max_examples=examples(100),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

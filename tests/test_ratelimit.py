@@ -8,6 +8,7 @@ from django.test import override_settings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.hypothesis_profiles import examples
 from tulia.ratelimit import WINDOW_SECONDS, check_inbound
 
 NOW = 1_800_000_000.0
@@ -50,7 +51,7 @@ def test_tenant_limit_applies_across_customers(settings) -> None:
     assert results[2].scope == "tenant"
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     limit=st.integers(min_value=1, max_value=8),
     senders=st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=30),

@@ -13,6 +13,8 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tulia.errors import DomainError
+
 # Fields a model never chooses: the LangChain adapter fills them from the run context.
 IDENTITY_FIELDS = frozenset({"tenant_id", "request_id", "conversation_id", "customer_id"})
 
@@ -39,8 +41,9 @@ class ToolError(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     code: str
-    message: str
+    message: str  # for logs and staff; the customer reads the catalog's "error.<code>"
     retryable: bool = False
+    facts: dict[str, str | int] = Field(default_factory=dict)
 
 
 OutT = TypeVar("OutT", bound=ToolOutput)
@@ -76,14 +79,13 @@ class ToolResult(BaseModel, Generic[OutT]):
         return cls(ok=False, error=ToolError(code=code, message=message, retryable=retryable))
 
 
-class ToolFailure(Exception):
+class ToolFailure(DomainError):
     """Raised inside a tool to return a specific structured error."""
 
-    def __init__(self, code: str, message: str, *, retryable: bool = False) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.retryable = retryable
+    def __init__(
+        self, code: str, message: str, *, retryable: bool = False, **facts: str | int
+    ) -> None:
+        super().__init__(message, code=code, retryable=retryable, **facts)
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,8 @@ from django.db import InterfaceError, OperationalError
 from pydantic import ValidationError
 
 from tenants.context import TenantContextError
-from tenants.errors import NotFound
-from tools.contract import ToolError, ToolFailure
-from tulia.commerce.errors import CommerceError
+from tools.contract import ToolError
+from tulia.errors import DomainError
 
 logger = logging.getLogger("tulia.tools")
 
@@ -24,12 +23,10 @@ def describe_validation(exc: ValidationError) -> str:
 
 
 def _known(exc: BaseException) -> ToolError | None:
-    if isinstance(exc, ToolFailure):
-        return ToolError(code=exc.code, message=exc.message, retryable=exc.retryable)
-    if isinstance(exc, NotFound):
-        return ToolError(code="not_found", message=str(exc) or "not found")
-    if isinstance(exc, CommerceError):
-        return ToolError(code=exc.code, message=str(exc))
+    if isinstance(exc, DomainError):  # commerce, handoff, tenancy lookups, ToolFailure
+        return ToolError(
+            code=exc.code, message=exc.message, retryable=exc.retryable, facts=exc.facts
+        )
     if isinstance(exc, DjangoValidationError):
         return ToolError(code="invalid_input", message="; ".join(exc.messages))
     if isinstance(exc, TenantContextError):

@@ -4,6 +4,13 @@ Used only when DATABASE_URL / REDIS_URL are not set. Both servers keep their dat
 project-local folder and listen on unix sockets inside it, so the dev platform
 (`var/dev`) and the test suite (`var/test`) never collide on ports or files.
 
+Importing the settings never starts them (mypy and most `manage.py` commands need no
+server). `start(profile)` does, and exports their URLs for the settings and for child
+processes; it is called by the launcher, by `manage.py` for commands that need a
+database, and by the test settings (`tests/settings.py`). The launcher stops what it
+started; the test profile's pair is kept running between test runs (`make stop-servers`
+stops it). `python -m tulia.embedded stop <profile>` stops a profile's pair.
+
 The application never connects as the PostgreSQL superuser: superusers bypass
 Row-Level Security. The bootstrap here creates two plain login roles: `tulia_owner`
 owns the database, its tables and the RLS functions and runs migrations; `tulia`, the
@@ -17,12 +24,15 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import signal
 import subprocess
+import sys
 import tempfile
 import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
@@ -38,8 +48,12 @@ _MAX_SOCKET_PATH = 100
 
 
 def data_dir(profile: str) -> Path:
-    """The project-local folder holding one profile's embedded data ('dev' or 'test')."""
-    base = Path(os.environ.get("TULIA_DATA_DIR", PROJECT_ROOT / "var"))
+    """The project-local folder holding one profile's embedded data ('dev' or 'test').
+
+    Made absolute here: the servers run from other folders (a daemonized Redis changes
+    to /), so a relative TULIA_DATA_DIR would point somewhere else for them.
+    """
+    base = Path(os.environ.get("TULIA_DATA_DIR") or PROJECT_ROOT / "var").resolve()
     path = base / profile
     path.mkdir(parents=True, exist_ok=True)
     return path
@@ -56,6 +70,84 @@ def _file_lock(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+@dataclass(frozen=True)
+class Started:
+    """Which embedded servers one `start` call started (rather than found running)."""
+
+    profile: str
+    postgres: bool = False
+    redis: bool = False
+
+
+def start(profile: str) -> Started:
+    """Start (or reuse) the servers whose URL the environment lacks, and export the URLs.
+
+    A URL already in the environment names an outside server: nothing is started for it.
+    """
+    started_postgres = started_redis = False
+    if not os.environ.get("DATABASE_URL"):
+        started_postgres = _postmaster_pid(profile) is None
+        os.environ["DATABASE_URL"] = ensure_postgres(profile)
+    if not os.environ.get("REDIS_URL"):
+        started_redis = not _redis_answers(redis_url(profile))
+        os.environ["REDIS_URL"] = ensure_redis(profile)
+    return Started(profile, started_postgres, started_redis)
+
+
+def stop(started: Started) -> None:
+    """Stop the servers a `start` call started; ones it found running are left alone."""
+    if started.redis:
+        stop_redis(started.profile)
+    if started.postgres:
+        stop_postgres(started.profile)
+
+
+def postgres_url(profile: str) -> str:
+    """The app role's URL on the profile's embedded PostgreSQL, without starting it.
+
+    The socket folder is the running server's, else the data folder (pgserver's first
+    choice); `start` exports the exact URL before the settings read this fallback.
+    """
+    pgdata = data_dir(profile) / "pg"
+    socket_dir: Path | str = pgdata
+    pidfile = pgdata / "postmaster.pid"
+    lines = pidfile.read_text().splitlines() if pidfile.exists() else []
+    if len(lines) > 4 and lines[4].strip():  # line 5 of postmaster.pid: the socket folder
+        socket_dir = lines[4].strip()
+    return _app_url(socket_dir)
+
+
+def redis_url(profile: str) -> str:
+    """The URL of the profile's embedded Redis, without starting it."""
+    return f"unix://{_redis_socket_path(data_dir(profile))}"
+
+
+def _app_url(socket_dir: Path | str) -> str:
+    return f"postgresql://{APP_ROLE}@/{APP_DATABASE}?host={quote(str(socket_dir))}"
+
+
+def _postmaster_pid(profile: str) -> int | None:
+    """The running postmaster's pid, or None when the profile's PostgreSQL is down."""
+    pidfile = data_dir(profile) / "pg" / "postmaster.pid"
+    try:
+        pid = int(pidfile.read_text().split()[0])
+        os.kill(pid, 0)
+    except (FileNotFoundError, IndexError, ValueError, ProcessLookupError):
+        return None
+    return pid
+
+
+def stop_postgres(profile: str, timeout: float = 30.0) -> None:
+    """Fast shutdown (SIGINT: sessions end, data is safe) of the profile's PostgreSQL."""
+    pid = _postmaster_pid(profile)
+    if pid is None:
+        return
+    os.kill(pid, signal.SIGINT)
+    deadline = time.monotonic() + timeout
+    while _postmaster_pid(profile) is not None and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
 def ensure_postgres(profile: str) -> str:
     """Start (or reuse) the embedded PostgreSQL and return the app role's URL."""
     # pgserver asks platformdirs for a runtime dir; containers often lack XDG_RUNTIME_DIR.
@@ -67,7 +159,7 @@ def ensure_postgres(profile: str) -> str:
         server = pgserver.get_server(root / "pg", cleanup_mode=None)
         _bootstrap_app_role(server.get_uri())
         socket_dir = server.get_postmaster_info().socket_dir
-    return f"postgresql://{APP_ROLE}@/{APP_DATABASE}?host={quote(str(socket_dir))}"
+    return _app_url(socket_dir)
 
 
 def _bootstrap_app_role(superuser_uri: str) -> None:
@@ -139,7 +231,7 @@ def ensure_redis(profile: str) -> str:
     """Start (or reuse) an embedded Redis on a unix socket and return its URL."""
     root = data_dir(profile)
     socket = _redis_socket_path(root)
-    url = f"unix://{socket}"
+    url = redis_url(profile)
     with _file_lock(root / "redis.lock"):
         if not _redis_answers(url):
             _start_redis(root, socket)
@@ -205,8 +297,14 @@ def _wait_for_redis(url: str, timeout: float = 10.0) -> None:
 
 def stop_redis(profile: str) -> None:
     """Ask the embedded Redis of a profile to shut down (used by the launcher)."""
-    url = f"unix://{_redis_socket_path(data_dir(profile))}"
+    url = redis_url(profile)
     if _redis_answers(url):
         # Shutdown closes the connection under us; that is the success case.
         with contextlib.suppress(redis.ConnectionError):
             redis.Redis.from_url(url).shutdown(save=True)
+
+
+if __name__ == "__main__":  # python -m tulia.embedded stop <profile>
+    if len(sys.argv) != 3 or sys.argv[1] != "stop":
+        sys.exit("usage: python -m tulia.embedded stop <profile>")
+    stop(Started(sys.argv[2], postgres=True, redis=True))

@@ -15,6 +15,8 @@ from django.db.utils import Error as DatabaseError
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
 
+from tulia.redis_client import client_for
+
 
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
@@ -34,10 +36,7 @@ def _check_database() -> str | None:
 def _check_redis() -> str | None:
     timeout = settings.TULIA_READYZ_TIMEOUT_SECONDS
     try:
-        client = redis.Redis.from_url(
-            settings.REDIS_URL, socket_timeout=timeout, socket_connect_timeout=timeout
-        )
-        client.ping()
+        client_for(settings.REDIS_URL, timeout).ping()
     except (redis.RedisError, OSError) as exc:
         return f"redis: {exc.__class__.__name__}"
     return None

@@ -1,8 +1,10 @@
 """`make run`: bring the whole platform up on one machine.
 
 Starts (or reuses) the embedded PostgreSQL and Redis, migrates, seeds the demo tenants,
-then runs gunicorn and a Celery worker (with beat) as child processes until Ctrl-C.
-With `--check` it waits for /readyz, prints the result and stops everything again.
+then runs gunicorn, a Celery worker (with beat) and the payment emulators as child
+processes until Ctrl-C or SIGTERM. With `--check` it waits for /readyz, prints the
+result and stops everything again. On the way out it stops its children and the
+embedded servers it started itself (ones it found running are left running).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from tulia import embedded
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 
@@ -26,6 +30,18 @@ def _django_setup() -> None:
     import django
 
     django.setup()
+
+
+def _start_servers() -> embedded.Started:
+    profile = os.environ.get("TULIA_PROFILE") or "dev"
+    if profile == "production":  # production names its own servers (DATABASE_URL, REDIS_URL)
+        return embedded.Started(profile)
+    return embedded.start(profile)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM (systemd, docker stop, kill) ends the launcher the way Ctrl-C does."""
+    raise KeyboardInterrupt
 
 
 def _prepare() -> dict[str, str]:
@@ -148,17 +164,28 @@ def main() -> int:
     parser.add_argument("--bind", default=os.environ.get("TULIA_BIND", "127.0.0.1:8000"))
     parser.add_argument("--check", action="store_true", help="start, wait until ready, stop")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, _terminated)
+    servers = _start_servers()
+    try:
+        return _serve(args.bind, check=args.check)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        embedded.stop(servers)
+
+
+def _serve(bind: str, *, check: bool) -> int:
     _django_setup()
     env = _prepare()
-    base = f"http://{args.bind}"
-    children = _start_children(env, args.bind)
+    base = f"http://{bind}"
+    children = _start_children(env, bind)
     try:
         web_ready = _wait_ready(f"{base}/readyz", timeout=60)
         worker_ready = web_ready and _wait_worker(timeout=60)
         ready = web_ready and worker_ready
         message = _banner(base) if ready else _not_ready(web_ready, worker_ready)
         print(message, flush=True)  # noqa: T201
-        if args.check or not ready:
+        if check or not ready:
             return 0 if ready else 1
         while all(child.poll() is None for child in children):
             time.sleep(1)

@@ -7,13 +7,13 @@ flood gets one polite notice instead of silence or a reply per message.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from uuid import UUID
 
 from django.conf import settings
 
 from tenants.keys import tenant_key
+from tulia import clock
 from tulia.redis_client import get_redis
 
 WINDOW_SECONDS = 60
@@ -45,7 +45,7 @@ class Verdict:
 
 def check_inbound(tenant_id: UUID | str, customer: str, *, now: float | None = None) -> Verdict:
     """Count one inbound message from `customer` (e.g. the E.164 number) for the tenant."""
-    window = int((time.time() if now is None else now) // WINDOW_SECONDS)
+    window = int((clock.now() if now is None else now) // WINDOW_SECONDS)
     keys = [
         tenant_key(tenant_id, "rate", "customer", customer, window),
         tenant_key(tenant_id, "rate", "tenant", window),

@@ -1,8 +1,9 @@
 """Django settings for Tulia, read from the environment.
 
-With no DATABASE_URL / REDIS_URL the embedded servers of `tulia.embedded` are started
-(profile `test` under pytest, `dev` otherwise). Every value is validated here so a bad
-environment fails at start-up, loudly and by name.
+With no DATABASE_URL / REDIS_URL the URLs of the embedded servers of `tulia.embedded`
+are used (profile `test` under pytest, `dev` otherwise); importing the settings never
+starts them (the launcher, `manage.py` and the test settings do). Every value is
+validated here so a bad environment fails at start-up, loudly and by name.
 """
 
 from __future__ import annotations
@@ -156,16 +157,16 @@ TEMPLATES = [
 
 
 # --- Data stores ---------------------------------------------------------------------
-def _store_url(name: str, start_embedded: Callable[[str], str]) -> str:
+def _store_url(name: str, embedded_url: Callable[[str], str]) -> str:
     value = env_str(name)
     if value:
         return value
     if IS_PRODUCTION:
         raise ImproperEnvironment(f"{name} must be set when TULIA_PROFILE=production")
-    return start_embedded(TULIA_PROFILE)
+    return embedded_url(TULIA_PROFILE)
 
 
-DATABASE_URL = _store_url("DATABASE_URL", embedded.ensure_postgres)
+DATABASE_URL = _store_url("DATABASE_URL", embedded.postgres_url)
 DATABASES = {
     "default": dj_database_url.parse(
         DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60, minimum=0)
@@ -182,7 +183,7 @@ DATABASE_RUNTIME_ROLE = DATABASES["default"]["USER"]
 DATABASES["default"]["TEST"] = {"NAME": env_str("TULIA_TEST_DB", "test_tulia")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-REDIS_URL = _store_url("REDIS_URL", embedded.ensure_redis)
+REDIS_URL = _store_url("REDIS_URL", embedded.redis_url)
 if not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
     raise ImproperEnvironment("REDIS_URL must start with redis://, rediss:// or unix://")
 
@@ -310,3 +311,25 @@ TULIA_SWEEP_AGE_SECONDS = env_float("TULIA_SWEEP_AGE_SECONDS", 5.0, minimum=0.00
 TULIA_RATE_CUSTOMER_PER_MINUTE = env_int("TULIA_RATE_CUSTOMER_PER_MINUTE", 20, minimum=1)
 TULIA_RATE_TENANT_PER_MINUTE = env_int("TULIA_RATE_TENANT_PER_MINUTE", 6000, minimum=1)
 TULIA_READYZ_TIMEOUT_SECONDS = env_float("TULIA_READYZ_TIMEOUT_SECONDS", 2.0, minimum=0.1)
+# Every Redis call gives up after this long (tulia.redis_client), so a stalled Redis
+# slows a request by seconds instead of hanging it.
+TULIA_REDIS_TIMEOUT_SECONDS = env_float("TULIA_REDIS_TIMEOUT_SECONDS", 2.0, minimum=0.1)
+# Messages stored but not turned after this long are picked up by the sweeper.
+TULIA_SWEEP_AGE_SECONDS = env_float("TULIA_SWEEP_AGE_SECONDS", 5.0, minimum=0.0)
+# How long a webhook remembers which tenant a WhatsApp number belongs to; tests see
+# every change at once.
+TULIA_SENDER_CACHE_SECONDS = env_float(
+    "TULIA_SENDER_CACHE_SECONDS", 0.0 if TULIA_PROFILE == "test" else 5.0, minimum=0.0
+)
+# Outbound WhatsApp: a backend class by dotted path, or (unset) Twilio's REST API when an
+# API base is given (the emulator's, in tests) or in production, the console otherwise.
+TULIA_WHATSAPP_BACKEND = env_str("TULIA_WHATSAPP_BACKEND")
+TULIA_TWILIO_API_BASE = (env_str("TULIA_TWILIO_API_BASE") or "").rstrip("/") or None
+if TULIA_TWILIO_API_BASE and not TULIA_TWILIO_API_BASE.startswith(("http://", "https://")):
+    raise ImproperEnvironment("TULIA_TWILIO_API_BASE must start with http:// or https://")
+# Catalog embeddings: OpenAI's when a key is set (unless "offline"), else the offline one.
+_embedder = env_choice("TULIA_EMBEDDER", ("auto", "offline", "openai"), "auto")
+if _embedder == "openai" and not env_str("OPENAI_API_KEY"):
+    raise ImproperEnvironment("TULIA_EMBEDDER=openai needs OPENAI_API_KEY")
+TULIA_EMBEDDER = "openai" if _embedder != "offline" and env_str("OPENAI_API_KEY") else "offline"
+TULIA_OPENAI_EMBEDDING_MODEL = env_str("TULIA_OPENAI_EMBEDDING_MODEL", "text-embedding-3-small")

@@ -13,11 +13,10 @@ from typing import Any
 
 from journeys.flows import lexicon, outcome, parse
 from journeys.flows.common import ORDER_STATUS_WORDS, FlowTurn, local_phone
-from journeys.flows.phrases import label
 from journeys.flows.state import FlowState
-from journeys.templates.library import format_money
 from journeys.templates.text_nodes import order_status_response, product_disambiguate
 from journeys.tooling import Called
+from tulia.text import format_money
 
 MAX_VARIANT_CHOICES = 12
 
@@ -181,7 +180,7 @@ def _create_order(turn: FlowTurn, quantity: int) -> FlowState:
         if made.broken:
             return turn.reply(turn.say("tool_failed"))
         turn.set(sales_step="choose")
-        return turn.reply(turn.say("order_failed", reason=made.error_message))
+        return turn.reply(turn.say("order_failed", reason=turn.why(made)))
     order = made.output
     cart = [{**line, "name": pending["name"], "variant": pending.get("variant_label")}]
     turn.set(cart=cart, pending_item=None, payment_status=None, payment_request_id=None)
@@ -230,10 +229,7 @@ def _ask_payment(turn: FlowTurn, order: dict[str, Any], prefix: str | None = Non
         text = turn.say("no_methods", reference=order["reference"])
     elif chosen is None:
         turn.set(sales_step="method", journey_step="sales.method")
-        lines = [
-            f"{i}. {label(turn.language, 'method_label', m)}" for i, m in enumerate(methods, 1)
-        ]
-        text = turn.say("ask_method", reference=order["reference"], choices="\n".join(lines))
+        text = turn.say("ask_method", reference=order["reference"], choices=turn.methods(methods))
     else:
         text = _confirm_question(turn, order, chosen)
     return turn.reply(f"{prefix}\n\n{text}" if prefix else text)

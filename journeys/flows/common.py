@@ -11,11 +11,10 @@ from typing import Any, cast
 from urllib.parse import urlencode
 
 from journeys.context import RunContext
-from journeys.flows.phrases import say
 from journeys.flows.state import FlowState
 from journeys.nodes.turn import reply_key
-from journeys.templates.library import ReplyKey
 from journeys.tooling import Called, call
+from tulia.text import ReplyKey, entry, label, say
 
 # Order statuses in the words the engine's status table knows.
 ORDER_STATUS_WORDS = {
@@ -69,7 +68,17 @@ class FlowTurn:
         return called
 
     def say(self, scenario: str, /, **facts: object) -> str:
-        return say(self.key, self.language, scenario, **facts)
+        return say(f"flows.{scenario}", self.language, self.key, **facts)
+
+    def why(self, failed: Called) -> str:
+        """Why a tool refused, in the customer's words: from its code and facts, never
+        from its message (which is English, for logs)."""
+        return refusal(failed.error_code or "other", failed.error_facts, self.language)
+
+    def methods(self, methods: list[str]) -> str:
+        """The payment methods as numbered lines the customer answers with a number."""
+        names = (label("flows.method_label", m, self.language) for m in methods)
+        return "\n".join(f"{i}. {name}" for i, name in enumerate(names, 1))
 
     def reply(self, text: str | None) -> FlowState:
         update = {
@@ -79,6 +88,17 @@ class FlowTurn:
             "tool_error_streak": self.error_streak,
         }
         return cast(FlowState, update)
+
+
+def refusal(code: str, facts: dict[str, Any], language: str) -> str:
+    """A refusal worded from the catalog; a code (or reason) it lacks reads as "other"."""
+    try:
+        worded = entry(f"error.{code}", language)
+        if isinstance(worded, dict):  # one code, several reasons
+            return str(worded[str(facts["reason"])])
+        return str(worded).format(**facts)
+    except KeyError:
+        return say("error.other", language)
 
 
 def payment_word(status_out: dict[str, Any]) -> str:

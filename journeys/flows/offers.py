@@ -77,7 +77,7 @@ def _apply(turn: FlowTurn, code: str) -> FlowState:
     if not applied.ok:
         if applied.broken:
             return turn.reply(turn.say("tool_failed"))
-        reason = applied.error_message or applied.error_code
+        reason = turn.why(applied)
         return turn.reply(coupon_result(turn.key, turn.language, total=None, reason=reason))
     out = applied.output
     done = coupon_result(

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from journeys.flows.common import FlowTurn, payment_word
-from journeys.flows.phrases import label
 from payments.queries import latest_payment
 
 # Attempts that ended without money: the customer can try again.
@@ -40,5 +39,4 @@ def unpaid_reply(turn: FlowTurn, reference: str, ending: str, *, ours: bool) -> 
         turn.set(sales_step="paused")
         return f"{told}\n{turn.say('retry_same')}"
     turn.set(sales_step="method")
-    lines = [f"{i}. {label(turn.language, 'method_label', m)}" for i, m in enumerate(methods, 1)]
-    return f"{told}\n{turn.say('retry_or_other', choices=chr(10).join(lines))}"
+    return f"{told}\n{turn.say('retry_or_other', choices=turn.methods(methods))}"

@@ -14,7 +14,7 @@ from typing import Any
 from journeys.flows import lexicon
 from journeys.nlu.small_talk import is_small_talk
 from journeys.nlu.text import tokens as nlu_tokens
-from tulia.handoff.text import find_phrase, fold
+from tulia.normalise import find_phrase, fold
 
 MAX_QUANTITY = 99
 MAX_NOD_WORDS = 6  # "ok thanks so much msee": longer messages usually ask something

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from journeys.sanitize import sanitize_inbound
 from journeys.state import ConversationState
-from journeys.templates.library import ReplyKey
+from tulia.text import ReplyKey
 
 
 def start_turn(state: ConversationState, raw_text: str) -> ConversationState:

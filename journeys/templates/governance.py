@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from journeys.templates.library import ReplyKey, fill, lookup, phrase
+from tulia.text import ReplyKey, label, say
 
 
 def greeting(
@@ -12,37 +12,38 @@ def greeting(
 ) -> str:
     """Chattiness level 1 gets the short greeting; without a persona the short one too."""
     if short or not shop or not bot_name:
-        return fill(key, language, "greeting_short")
-    return fill(key, language, "greeting", shop=shop, bot_name=bot_name)
+        return say("reply.greeting_short", language, key)
+    return say("reply.greeting", language, key, shop=shop, bot_name=bot_name)
 
 
 def redirect(key: ReplyKey, language: str) -> str:
-    return fill(key, language, "redirect")
+    return say("reply.redirect", language, key)
 
 
 def spam_reply(key: ReplyKey, language: str, *, shop: str | None) -> str:
-    return fill(key, language, "spam_reply", shop=shop or phrase(language, "this_shop"))
+    return say("reply.spam_reply", language, key, shop=shop or say("reply.this_shop", language))
 
 
 def clarify_intent(key: ReplyKey, language: str, *, guess: str) -> str:
     """Ask whether the best (but uncertain) guess is right, named in the customer's words."""
-    return fill(key, language, "clarify_intent", topic=lookup(language, "topic", guess))
+    topic = label("reply.topic", guess, language, default="unknown")
+    return say("reply.clarify_intent", language, key, topic=topic)
 
 
 def unknown(key: ReplyKey, language: str) -> str:
-    return fill(key, language, "unknown")
+    return say("reply.unknown", language, key)
 
 
 def consent_confirmed(
     key: ReplyKey, language: str, *, kind: Literal["opt_out", "opt_in"], shop: str | None
 ) -> str:
     scenario = "consent_opt_out" if kind == "opt_out" else "consent_opt_in"
-    return fill(key, language, scenario, shop=shop or phrase(language, "this_shop"))
+    return say(f"reply.{scenario}", language, key, shop=shop or say("reply.this_shop", language))
 
 
 def non_text(key: ReplyKey, language: str) -> str:
-    return fill(key, language, "non_text")
+    return say("reply.non_text", language, key)
 
 
 def casual_reply(key: ReplyKey, language: str) -> str:
-    return fill(key, language, "casual_reply")
+    return say("reply.casual_reply", language, key)

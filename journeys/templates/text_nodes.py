@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
-from journeys.templates.library import ReplyKey, fill, format_money, lookup
+from tulia.text import ReplyKey, format_money, label, say
 
 MAX_OPTIONS = 6  # WhatsApp shortlist cap (Property 6)
 MAX_SNIPPET_CHARS = 600
@@ -59,19 +59,15 @@ def catalog_present_options(
     """A numbered shortlist of at most six items, with the deep link when there are more."""
     if not options:
         if link:
-            return fill(key, language, "catalog_link", link=link)
-        return fill(key, language, "no_results", query=query)
+            return say("reply.catalog_link", language, key, link=link)
+        return say("reply.no_results", language, key, query=query)
     shown = list(options)[:MAX_OPTIONS]
-    lines = [fill(key, language, "options_intro", query=query)]
+    lines = [say("reply.options_intro", language, key, query=query)]
     lines += [_option_line(i, option) for i, option in enumerate(shown, start=1)]
     if link and total is not None and total > len(shown):
-        lines.append(fill(key, language, "options_more", total=total, link=link))
-    lines.append(fill(key, language, "options_footer"))
+        lines.append(say("reply.options_more", language, key, total=total, link=link))
+    lines.append(say("reply.options_footer", language, key))
     return "\n".join(lines)
-
-
-def catalog_link(key: ReplyKey, language: str, *, link: str) -> str:
-    return fill(key, language, "catalog_link", link=link)
 
 
 def product_disambiguate(
@@ -88,13 +84,18 @@ def product_disambiguate(
     """Ask for the missing variant, then the quantity, then confirm item and unit price."""
     if missing_attribute:
         numbered = ", ".join(f"{i}) {choice}" for i, choice in enumerate(choices, start=1))
-        return fill(
-            key, language, "ask_variant", item=item, attribute=missing_attribute, choices=numbered
+        return say(
+            "reply.ask_variant",
+            language,
+            key,
+            item=item,
+            attribute=missing_attribute,
+            choices=numbered,
         )
     if quantity is None or price is None:
-        return fill(key, language, "ask_quantity", item=item)
+        return say("reply.ask_quantity", language, key, item=item)
     unit = format_money(price, currency)
-    return fill(key, language, "confirm_item", item=item, quantity=quantity, price=unit)
+    return say("reply.confirm_item", language, key, item=item, quantity=quantity, price=unit)
 
 
 def _cut_at_sentence(text: str, limit: int) -> str:
@@ -111,16 +112,16 @@ def _cut_at_sentence(text: str, limit: int) -> str:
 def support_rag_answer(key: ReplyKey, language: str, *, snippets: Sequence[SnippetFact]) -> str:
     """Quote the retrieved text and cite the document titles; nothing retrieved, say so."""
     if not snippets:
-        return fill(key, language, "support_no_context")
+        return say("reply.support_no_context", language, key)
     answer = _cut_at_sentence("\n".join(s.text.strip() for s in snippets), MAX_SNIPPET_CHARS)
     titles = ", ".join(dict.fromkeys(s.title for s in snippets))
-    return fill(key, language, "support_answer", answer=answer, sources=titles)
+    return say("reply.support_answer", language, key, answer=answer, sources=titles)
 
 
 def offers_answer(key: ReplyKey, language: str, *, offers: Sequence[OfferFact]) -> str:
     if not offers:
-        return fill(key, language, "offers_none")
-    lines = [fill(key, language, "offers_intro")]
+        return say("reply.offers_none", language, key)
+    lines = [say("reply.offers_intro", language, key)]
     for i, offer in enumerate(offers[:MAX_OPTIONS], start=1):
         lines.append(f"{i}. *{offer.title}*" + (f" — {offer.detail}" if offer.detail else ""))
     return "\n".join(lines)
@@ -135,8 +136,8 @@ def coupon_result(
     reason: str | None = None,
 ) -> str:
     if total is None:
-        return fill(key, language, "coupon_rejected", reason=reason or "?")
-    return fill(key, language, "coupon_applied", total=format_money(total, currency))
+        return say("reply.coupon_rejected", language, key, reason=reason or "?")
+    return say("reply.coupon_applied", language, key, total=format_money(total, currency))
 
 
 def order_status_response(
@@ -149,15 +150,19 @@ def order_status_response(
 ) -> str:
     """Statuses come from the order record; an unlisted value reads as "not confirmed"."""
     if reference is None:
-        return fill(key, language, "order_not_found")
-    return fill(
-        key,
+        return say("reply.order_not_found", language, key)
+    return say(
+        "reply.order_status",
         language,
-        "order_status",
+        key,
         reference=reference,
-        order_status=lookup(language, "status", order_status or "unknown"),
-        payment_status=lookup(language, "status", payment_status or "unknown"),
+        order_status=_status(order_status, language),
+        payment_status=_status(payment_status, language),
     )
+
+
+def _status(name: str | None, language: str) -> str:
+    return label("reply.status", name or "unknown", language, default="unknown")
 
 
 def prefs_consent_response(
@@ -169,11 +174,11 @@ def prefs_consent_response(
     summary: str | None = None,
 ) -> str:
     if change == "language":
-        name = lookup(language, "language_name", new_language or "en", default_key="en")
-        return fill(key, language, "prefs_language", language=name)
-    return fill(key, language, "prefs_notifications", summary=summary or "")
+        name = label("reply.language_name", new_language or "en", language, default="en")
+        return say("reply.prefs_language", language, key, language=name)
+    return say("reply.prefs_notifications", language, key, summary=summary or "")
 
 
 def handoff_message(key: ReplyKey, language: str, *, ticket: str, team_available: bool) -> str:
-    when = fill(key, language, "handoff_when_open" if team_available else "handoff_when_closed")
-    return fill(key, language, "handoff", ticket=ticket, when=when)
+    when = say(f"reply.handoff_when_{'open' if team_available else 'closed'}", language, key)
+    return say("reply.handoff", language, key, ticket=ticket, when=when)

@@ -33,6 +33,7 @@ def test_typos_stay_close_and_unrelated_text_does_not() -> None:
     assert _cos(shoe, typo) > _cos(shoe, kale) + 0.2
 
 
+@pytest.mark.process
 def test_vectors_are_the_same_in_another_process() -> None:
     """Python's hash() is salted per process; stored vectors must not depend on it."""
     code = "from tulia.embeddings.offline import hashed_vector; print(hashed_vector('raba')[:8])"
@@ -42,8 +43,8 @@ def test_vectors_are_the_same_in_another_process() -> None:
     assert other == str(OfflineEmbedder().embed(["raba"])[0][:8])
 
 
-def test_offline_is_the_default_without_an_openai_key(monkeypatch) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+def test_offline_is_the_default_without_an_openai_key(settings) -> None:
+    settings.TULIA_EMBEDDER = "offline"  # what settings decide with no OPENAI_API_KEY
     get_embedder.cache_clear()
     try:
         assert isinstance(get_embedder(), OfflineEmbedder)
@@ -51,8 +52,9 @@ def test_offline_is_the_default_without_an_openai_key(monkeypatch) -> None:
         get_embedder.cache_clear()
 
 
-def test_openai_is_chosen_when_configured(monkeypatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")
+def test_openai_is_chosen_when_configured(monkeypatch, settings) -> None:
+    settings.TULIA_EMBEDDER = "openai"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")  # read by the OpenAI client
     get_embedder.cache_clear()
     try:
         chosen = get_embedder()

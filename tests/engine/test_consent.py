@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from journeys.nlu.consent import detect_consent_command
+from tests.hypothesis_profiles import examples
 
 
 @pytest.mark.parametrize(
@@ -68,7 +69,7 @@ _FILLER = st.sampled_from(["", "please", "pls", "tafadhali", "bana", "msee", "no
 _PUNCT = st.sampled_from(["", ".", "!", "!!", " ?", " 🙏"])
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(
     word=st.sampled_from(["stop", "unsubscribe", "acha", "sitaki", "stopall"]),
     upper=st.lists(st.booleans(), min_size=11, max_size=11),

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from journeys.nlu.governor import CASUAL_LIMITS, GovernorCounters, classify_governor, govern
 from journeys.nlu.intent import classify_intent
+from tests.hypothesis_profiles import examples
 
 
 def _run(classification: str, turns: int, level: int = 2) -> list[str]:
@@ -82,7 +83,7 @@ def test_classifies_business_casual_spam_and_abuse(text: str, classification: st
 _CLASSES = st.sampled_from(["business", "casual", "spam", "abuse"])
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(sequence=st.lists(_CLASSES, max_size=30), level=st.integers(0, 3))
 def test_no_sequence_of_messages_exceeds_the_limits(sequence, level) -> None:
     """Feature: tulia-ai-v2-langgraph-refactor, Property 9: Conversation Governance.

@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 
 from journeys.guard import guarded_reply, reply_amounts, ungrounded_amounts
 from journeys.templates import text_nodes
-from journeys.templates.library import ReplyKey
 from journeys.templates.text_nodes import OptionFact
+from tests.hypothesis_profiles import examples
+from tulia.text import ReplyKey
 
 prices = st.decimals(min_value=1, max_value=900_000, places=2, allow_nan=False)
 
@@ -34,6 +35,10 @@ def test_sizes_quantities_and_order_numbers_are_not_amounts() -> None:
     assert reply_amounts("2 x size 42 shoes, order 1043") == set()
 
 
+def test_an_order_reference_with_sh_and_a_digit_is_not_an_amount() -> None:
+    assert reply_amounts("Order KI-SH3BMX: total *KES 1,950*.") == {Decimal("1950")}
+
+
 def test_invented_price_is_caught_and_the_template_wins() -> None:
     facts = {"items": [{"name": "Air Max", "price": "4500.00"}]}
     assert ungrounded_amounts("Air Max is KES 4,000 today", facts) == {Decimal("4000")}
@@ -45,7 +50,7 @@ def test_price_nested_anywhere_in_tool_output_is_allowed() -> None:
     assert guarded_reply("2 x KES 1,250 = KES 2,500", facts, "template") != "template"
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(
     shortlist=st.lists(prices, min_size=1, max_size=6),
     language=st.sampled_from(["en", "sw", "sheng"]),

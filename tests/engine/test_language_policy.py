@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from journeys.nlu.language import LanguageResult, choose_response_language, detect_language
+from tests.hypothesis_profiles import examples
 
 ALL = ["en", "sw", "sheng"]
 
@@ -69,7 +70,7 @@ def test_mixed_is_answered_in_the_saved_or_default_language() -> None:
     assert decision.language == "sw"
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(
     detected=st.sampled_from(["en", "sw", "sheng", "mixed"]),
     confidence=st.floats(min_value=0.0, max_value=0.7499),

@@ -14,8 +14,9 @@ from journeys.llm.phrasing import TEXT_NODES, phrase_reply, phrase_request, text
 from journeys.llm.settings import LLMSettings
 from journeys.llm_emulator import Hang, ServerError, Text
 from journeys.templates import text_nodes
-from journeys.templates.library import ReplyKey
 from journeys.templates.text_nodes import OptionFact
+from tests.hypothesis_profiles import examples
+from tulia.text import ReplyKey
 
 KEY = ReplyKey(conversation_id="conv-1", turn=1)
 FACTS = [{"results": [{"name": "Air Runner Black", "price_from": "4500.00"}]}]
@@ -103,14 +104,14 @@ def test_numbered_options_inline_and_per_line_are_read() -> None:
     assert numbered_options("1. Air Runner Black — *KES 4,500*")["1"] == "Air Runner Black"
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(price=st.integers(min_value=1, max_value=2_000_000).filter(lambda n: n != 4500))
 def test_any_price_not_in_the_facts_is_refused(price: int) -> None:
     reply = OPTIONS + f"\nOffer: KES {price:,}"
     assert "ungrounded_amount" in phrasing_problems(reply, OPTIONS, FACTS)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(intro=st.text(alphabet=st.characters(categories=("L", "Zs")), min_size=1, max_size=80))
 def test_rewording_words_only_never_trips_a_check(intro: str) -> None:
     reworded = "\n".join([intro.strip() or "Sawa", *OPTIONS.splitlines()[1:]])

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from journeys.llm.settings import DEFAULT_PLAN_MODELS, MODES, PLANS, LLMSettings
 from tenants.models import Tenant
+from tests.hypothesis_profiles import examples
 
 KEY = {"OPENAI_API_KEY": "sk-test"}
 
@@ -42,7 +43,7 @@ def test_a_model_mode_without_a_key_fails(mode: str) -> None:
         LLMSettings.from_env({"TULIA_LLM_MODE": mode})
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(mode=st.text(min_size=1, max_size=20).filter(lambda m: m not in MODES))
 def test_any_other_mode_fails(mode: str) -> None:
     with pytest.raises(ValueError, match="TULIA_LLM_MODE"):
@@ -61,7 +62,7 @@ def test_openai_model_is_the_default_for_plans_the_map_leaves_out() -> None:
     assert [found.model_for(plan) for plan in PLANS] == ["house-model", "house-model", "big-model"]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     chosen=st.dictionaries(
         st.sampled_from(PLANS),
@@ -96,6 +97,7 @@ def test_the_key_is_never_printed() -> None:
     assert "sk-test" not in repr(LLMSettings.from_env(KEY))
 
 
+@pytest.mark.process
 def test_a_bad_mode_stops_django_start_up() -> None:
     env = {
         **os.environ,

@@ -10,6 +10,7 @@ from journeys.nlu.language import detect_language
 from journeys.nlu.spam import spam_score
 from journeys.nodes.routing import intent_band
 from journeys.state import INTENTS, LANGS
+from tests.hypothesis_profiles import examples
 
 _OPENERS = ["hi", "hello", "good morning", "habari", "niaje msee", "mambo", "hey there", "sasa"]
 _REQUESTS = [
@@ -34,7 +35,7 @@ _SENTENCES = [
 ]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(text=st.text(max_size=80))
 def test_intent_is_a_known_label_with_a_probability_and_repeatable(text: str) -> None:
     first, second = classify_intent(text), classify_intent(text)
@@ -43,7 +44,7 @@ def test_intent_is_a_known_label_with_a_probability_and_repeatable(text: str) ->
     assert 0.0 <= first.confidence <= 1.0
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(text=st.text(max_size=80))
 def test_language_is_a_known_label_with_a_probability(text: str) -> None:
     result = detect_language(text)
@@ -51,7 +52,7 @@ def test_language_is_a_known_label_with_a_probability(text: str) -> None:
     assert 0.0 <= result.confidence <= 1.0
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     opener=st.sampled_from(_PLEASANTRIES),
     extra=st.lists(st.sampled_from(_PLEASANTRIES + _ADDRESS), max_size=3),
@@ -61,7 +62,7 @@ def test_any_run_of_pleasantries_is_routable_small_talk(opener: str, extra: list
     assert (result.intent, intent_band(result.confidence)) == ("spam_casual", "route")
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(opener=st.sampled_from(_OPENERS), request=st.sampled_from(_REQUESTS))
 def test_a_greeting_in_front_never_changes_the_intent(
     opener: str, request: tuple[str, str]
@@ -70,20 +71,20 @@ def test_a_greeting_in_front_never_changes_the_intent(
     assert classify_intent(f"{opener}, {text}").intent == intent == classify_intent(text).intent
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(words=st.lists(st.sampled_from(_WORDS), max_size=8), more=st.sampled_from(_WORDS))
 def test_adding_words_never_lowers_the_spam_score(words: list[str], more: str) -> None:
     text = " ".join(words)
     assert spam_score(f"{text} {more}") >= spam_score(text)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(sentence=st.sampled_from(_SENTENCES), name=st.sampled_from(_NAMES))
 def test_a_place_or_brand_name_does_not_change_the_language(sentence: str, name: str) -> None:
     assert detect_language(f"{sentence} {name}").language == detect_language(sentence).language
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(sentence=st.sampled_from(_SENTENCES + [t for t, _ in _REQUESTS]))
 def test_shouting_changes_nothing(sentence: str) -> None:
     assert classify_intent(sentence.upper()) == classify_intent(sentence)

@@ -15,6 +15,7 @@ from journeys.nodes.deps import EngineDeps
 from journeys.nodes.routing import route
 from journeys.nodes.turn import start_turn
 from journeys.state import ConversationState, new_state
+from tests.hypothesis_profiles import examples
 
 OFFLINE = EngineDeps()
 PIPELINE = (
@@ -121,7 +122,7 @@ _CONFIGS = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     text=st.sampled_from([ex.text for ex in heldout_examples()] + ["STOP", "mambo"]),
     config=_CONFIGS,

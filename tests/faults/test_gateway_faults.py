@@ -14,16 +14,16 @@ from django.db import connection, connections
 
 from tenants.context import tenant_context
 from tests.gateway.conftest import event, running_worker
+from tests.gateway.placeholder import acknowledge
 from tests.gateway.test_worker import wait_for
 from tulia.celery import app as celery_app
 from tulia.conversations import pipeline
 from tulia.conversations.models import InboundMessage, OutboundMessage
-from tulia.conversations.placeholder import acknowledge
 from tulia.conversations.turns import TurnInput, TurnOutput
 from tulia.whatsapp import sweeper
 
 pytestmark = pytest.mark.django_db(transaction=True)
-PLACEHOLDER = "tulia.conversations.placeholder.acknowledge"
+PLACEHOLDER = "tests.gateway.placeholder.acknowledge"
 DEAD_REDIS = "unix:///nonexistent/tulia-dead-redis.sock"
 
 

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
-import journeys
 from payments.emulators.pesapal import PesapalEmulator
 from payments.emulators.server import Reply
 from payments.models import PaymentRequest
 from tenants.context import tenant_context
 from tenants.models import Tenant
 from tests.flows.chat import start_chat
+from tulia.text import entry
 
 pytestmark = pytest.mark.django_db
-PHRASES = json.loads((Path(journeys.__file__).parent / "flows" / "phrases" / "en.json").read_text())
+PAYMENT_FAILED = entry("flows.payment_failed", "en")
 CARD = "3"  # the third of the shop's payment methods
 
 
@@ -32,7 +29,7 @@ def test_pesapal_down_customer_is_told_and_can_pay_by_card_once_it_is_back(
     chat = start_chat(shop)
     for line in ("I want sneakers", "1", "41", "1", CARD):
         chat.send(line)
-    assert chat.send("yes") in PHRASES["payment_failed"]  # told plainly, with PAY to retry
+    assert chat.send("yes") in PAYMENT_FAILED  # told plainly, with PAY to retry
     assert (_payments(shop), pesapal.checkouts) == (0, {})
     pesapal.up()
     assert "YES" in chat.send("PAY")

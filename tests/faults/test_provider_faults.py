@@ -3,14 +3,11 @@
 
 from __future__ import annotations
 
-import json
 import socket
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-import journeys
 from journeys import handler
 from journeys.llm.breaker import breaker_for
 from journeys.llm_emulator import Hang, LLMEmulator, ServerError
@@ -22,11 +19,10 @@ from tenants.services import update_tenant
 from tests.flows.chat import start_chat
 from tests.payments.conftest import equip
 from tools.runner import call_tool
+from tulia.text import entry
 
 pytestmark = pytest.mark.django_db
-PAYMENT_FAILED = json.loads(
-    (Path(journeys.__file__).parent / "flows" / "phrases" / "en.json").read_text()
-)["payment_failed"]
+PAYMENT_FAILED = entry("flows.payment_failed", "en")
 VAGUE = "I want to buy"  # the rules are unsure, so the turn asks the model
 
 

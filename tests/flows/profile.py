@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, settings
 
+from tests.hypothesis_profiles import examples
+
 PROPERTY = settings(
-    max_examples=100,
+    max_examples=examples(100),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -10,8 +10,6 @@ and the same phone at another shop is a different customer, untouched.
 from __future__ import annotations
 
 import itertools
-import json
-from pathlib import Path
 
 import pytest
 from hypothesis import example, given
@@ -25,10 +23,10 @@ from tenants.services import record_consent
 from tests.commerce import factories
 from tests.flows.chat import Chat, start_chat
 from tests.flows.profile import PROPERTY
+from tulia.text import LANGUAGES, entry
 
 pytestmark = pytest.mark.django_db
 _phones = itertools.count(1)
-TEMPLATES = Path(__file__).resolve().parents[2] / "journeys" / "templates" / "data"
 
 WITHDRAWALS = [
     "STOP", "stop", "UNSUBSCRIBE", "Stop sending me messages", "acha kunitumia ujumbe",
@@ -58,11 +56,12 @@ def withdraws(line: str, awaiting_answer: bool) -> bool:
 
 
 def opt_out_confirmations(shop: str) -> set[str]:
-    found: set[str] = set()
-    for path in TEMPLATES.glob("*.json"):
-        variants = json.loads(path.read_text(encoding="utf-8")).get("consent_opt_out", [])
-        found |= {variant.format(shop=shop) for variant in variants}
-    assert found, "the opt-out confirmations are where the templates keep them"
+    found = {
+        variant.format(shop=shop)
+        for language in LANGUAGES
+        for variant in entry("reply.consent_opt_out", language)
+    }
+    assert found, "the opt-out confirmations are where the catalog keeps them"
     return found
 
 

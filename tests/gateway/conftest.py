@@ -85,5 +85,5 @@ def twilio(settings: Any) -> Iterator[Any]:
 def placeholder_turns(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Gateway tests check delivery, ordering and persistence, not what the bot says:
     they run the plain acknowledgement handler (worker subprocesses read the env)."""
-    settings.TULIA_TURN_HANDLER = "tulia.conversations.placeholder.acknowledge"
-    monkeypatch.setenv("TULIA_TURN_HANDLER", "tulia.conversations.placeholder.acknowledge")
+    settings.TULIA_TURN_HANDLER = "tests.gateway.placeholder.acknowledge"
+    monkeypatch.setenv("TULIA_TURN_HANDLER", "tests.gateway.placeholder.acknowledge")

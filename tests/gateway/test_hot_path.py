@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from tenants.context import tenant_context
 from tenants.models import WhatsAppSender
 from tulia.conversations.models import InboundMessage
+from tulia.redis_client import get_redis
 from tulia.whatsapp import senders
 
 from .conftest import TEST_QUEUE, event, sign
@@ -62,6 +63,8 @@ def test_unknown_numbers_are_not_cached(post_signed, tenant) -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_duplicate_deliveries_store_one_message(tenant) -> None:
+    # Earlier tests on this xdist worker may have left turns in its queue.
+    get_redis().delete(TEST_QUEUE)
     form = event("inbound_text")
     path = "/whatsapp/inbound"
     signature = sign(path, form, "token-a-123456789")
@@ -82,11 +85,9 @@ def test_concurrent_duplicate_deliveries_store_one_message(tenant) -> None:
     assert statuses == [200, 200, 200, 200]
     with tenant_context(tenant.id):
         assert InboundMessage.objects.count() == 1
-    from tulia.conversations.locks import redis_client
-
-    queued = redis_client().llen(TEST_QUEUE)
+    queued = get_redis().llen(TEST_QUEUE)
     assert queued == 1  # one turn enqueued, for the one delivery that inserted
-    redis_client().delete(TEST_QUEUE)
+    get_redis().delete(TEST_QUEUE)
 
 
 @pytest.mark.django_db

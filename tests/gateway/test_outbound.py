@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from tenants.context import tenant_context
 from tenants.errors import NotFound
+from tests.hypothesis_profiles import examples
 from tulia.conversations.models import OutboundMessage
 from tulia.whatsapp import delivery
 from tulia.whatsapp.backends import CONSOLE, TWILIO, backend_path
@@ -33,7 +34,7 @@ def _rows(tenant_id) -> list[OutboundMessage]:
 
 
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=6000))
-@hsettings(max_examples=150, deadline=None)
+@hsettings(max_examples=examples(150), deadline=None)
 def test_split_parts_fit_twilio_and_keep_every_character(text: str) -> None:
     parts = split_body(text)
     assert all(0 < len(part) <= TWILIO_BODY_LIMIT for part in parts)

@@ -3,17 +3,18 @@ no turn runs for it, and the customer gets one polite notice per window."""
 
 from __future__ import annotations
 
-import time
+from collections.abc import Iterator
 
 import pytest
 from prometheus_client import REGISTRY
 
 from tenants.context import tenant_context
+from tulia import clock
 from tulia.conversations import pipeline
 from tulia.conversations.models import Conversation, InboundMessage, OutboundMessage
 from tulia.ratelimit import WINDOW_SECONDS
+from tulia.text import say
 from tulia.whatsapp import sweeper
-from tulia.whatsapp.notices import RATE_LIMIT_NOTICE
 
 from .conftest import TOKEN_A, TOKEN_B, event
 
@@ -30,11 +31,10 @@ def small_limit(settings) -> None:
 
 
 @pytest.fixture(autouse=True)
-def one_window() -> None:
-    """A test's messages must land in one fixed window: wait out one about to end."""
-    left = WINDOW_SECONDS - time.time() % WINDOW_SECONDS
-    if left < 5:
-        time.sleep(left)
+def one_window() -> Iterator[None]:
+    """A test's messages must land in one window: the clock is held in the middle of one."""
+    with clock.held_at(1_800_000_000 + WINDOW_SECONDS / 2):
+        yield
 
 
 def _post(post_signed, n: int, phone: str = "+254712345678", **kw: str) -> None:
@@ -77,7 +77,7 @@ def test_flood_gets_limit_turns_and_exactly_one_notice(post_signed, tenant):
     assert _run_turns(tenant.id) == LIMIT
     assert _statuses(tenant.id) == ["processed"] * LIMIT + ["rate_limited"] * 3
     replies = _replies(tenant.id)
-    assert replies.count(RATE_LIMIT_NOTICE["en"]) == 1
+    assert replies.count(say("gateway.rate_limit", "en")) == 1
     assert len(replies) == LIMIT + 1
     assert _limited_count(tenant.id) == 3
 
@@ -97,7 +97,7 @@ def test_held_back_messages_are_never_swept_into_a_turn(post_signed, tenant, set
 def test_notice_is_in_the_customer_language(post_signed, stranger):
     for n in range(LIMIT + 2):
         _post(post_signed, n, To="whatsapp:+254711000002", AccountSid="AC" + "b" * 32)
-    assert _replies(stranger.id) == [RATE_LIMIT_NOTICE["sw"]]  # the shop's default
+    assert _replies(stranger.id) == [say("gateway.rate_limit", "sw")]  # the shop's default
 
 
 def test_duplicate_deliveries_do_not_count(post_signed, tenant):
@@ -124,7 +124,7 @@ def test_redis_down_fails_open(post_signed, tenant, settings):
         _post(post_signed, n)
     assert _statuses(tenant.id) == ["received"] * (LIMIT + 1)
     assert _run_turns(tenant.id) == LIMIT + 1  # the turn locks have their own client
-    assert RATE_LIMIT_NOTICE["en"] not in _replies(tenant.id)
+    assert say("gateway.rate_limit", "en") not in _replies(tenant.id)
 
 
 @pytest.mark.parametrize("status", ["waiting", "agent_active"])

@@ -8,6 +8,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from tenants.context import tenant_context
+from tests.hypothesis_profiles import examples
 from tulia.conversations.models import OutboundMessage
 from tulia.whatsapp.outbound import send_to_customer
 from tulia.whatsapp.schemas import parse_status
@@ -93,7 +94,9 @@ _CALLBACK_STATUSES = ["queued", "sent", "delivered", "read", "failed", "undelive
 
 @given(st.lists(st.sampled_from(_CALLBACK_STATUSES), min_size=1, max_size=6))
 @hsettings(
-    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(100),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 def test_any_arrival_order_ends_at_the_furthest_status(tenant, arrivals) -> None:
     customer = customer_who_just_wrote(tenant.id)

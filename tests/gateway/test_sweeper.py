@@ -108,7 +108,7 @@ def test_unsent_outbound_is_delivered(tenant, inline_tasks, settings) -> None:
 
 def test_part_left_sending_by_a_dead_deliverer_is_sent_again(tenant, inline_tasks, settings):
     settings.TULIA_WHATSAPP_BACKEND = "tulia.whatsapp.backends.console.ConsoleBackend"
-    customer, _ = get_or_create_customer(tenant.id, "+254712345678")
+    customer = customer_who_just_wrote(tenant.id)
     send_to_customer(tenant.id, customer.pk, ["Your payment was received"], "req")
     with tenant_context(tenant.id):
         OutboundMessage.objects.update(status=OutboundMessage.Status.SENDING)

@@ -18,7 +18,7 @@ from tulia.whatsapp import sweeper
 
 from .conftest import event, running_worker
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.process]
 ECHO = "tests.gateway.handlers.echo"
 CONSOLE = "tulia.whatsapp.backends.console.ConsoleBackend"
 

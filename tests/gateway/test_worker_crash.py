@@ -21,7 +21,7 @@ from tulia.conversations.models import InboundMessage, OutboundMessage
 from .conftest import TEST_QUEUE, event
 from .test_worker import wait_for
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.process]
 ROOT = Path(__file__).resolve().parents[2]
 # The worker consumes, and publishes its retries and deliveries, on this process's queue.
 WORKER_MAIN = f"""

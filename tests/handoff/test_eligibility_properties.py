@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.hypothesis_profiles import examples
 from tulia.returns.eligibility import (
     Action,
     CategoryRule,
@@ -71,7 +72,7 @@ requests = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(policy=policies, data=requests, day=st.integers(-2, 120))
 def test_eligibility_is_deterministic(policy: Policy, data: dict, day: int) -> None:
     """Feature: tulia-ai-v2-langgraph-refactor, Property 14: Behavioral Consistency
@@ -87,7 +88,7 @@ def test_eligibility_is_deterministic(policy: Policy, data: dict, day: int) -> N
     )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(policy=policies, data=requests)
 def test_time_expired_stays_expired_on_every_later_day(policy: Policy, data: dict) -> None:
     """Feature: tulia-ai-v2-langgraph-refactor, Property 14: Behavioral Consistency

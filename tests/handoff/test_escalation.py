@@ -156,29 +156,6 @@ def test_an_ended_conversation_is_not_handed_over(tenant, conversation) -> None:
     assert _tickets(tenant) == []
 
 
-def test_keyword_gate_fires_only_on_a_trigger(tenant, conversation) -> None:
-    from tulia.handoff.triggers import handoff_on_keyword
-
-    assert handoff_on_keyword(tenant.id, conversation.pk, "Una viatu size 42?") is None
-    assert _tickets(tenant) == []
-    result = handoff_on_keyword(tenant.id, conversation.pk, "nataka kuongea na MTU tafadhali")
-    assert result is not None
-    ticket = _tickets(tenant)[0]
-    assert (ticket.pk, ticket.category) == (result.ticket_id, "keyword")
-    assert "mtu" in ticket.reason
-
-
-def test_keyword_gate_answers_in_the_language_it_is_given(tenant, conversation) -> None:
-    from tulia.handoff.triggers import handoff_on_keyword
-
-    swahili = handoff_on_keyword(tenant.id, conversation.pk, "nataka MTU", language="sw")
-    english = handoff_on_keyword(tenant.id, conversation.pk, "nataka MTU", language="en")
-    assert swahili is not None
-    assert english is not None
-    assert swahili.ticket_id == english.ticket_id
-    assert swahili.message != english.message
-
-
 def test_a_more_serious_second_reason_raises_the_priority_not_the_count(tenant, conversation):
     first = escalate(tenant.id, conversation.pk, ASK)
     escalate(tenant.id, conversation.pk, HandoffRequest("charged twice", Category.PAYMENT_DISPUTE))

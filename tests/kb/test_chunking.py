@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kb.chunking import OVERLAP_CHARS, TARGET_CHARS, chunk, normalise, split_body
+from tests.hypothesis_profiles import examples
 
 WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=12)
 PARAGRAPH = st.lists(WORD, min_size=1, max_size=80).map(" ".join)
@@ -22,7 +23,7 @@ def _markdown(sections: list[tuple[int, str, list[str]]]) -> str:
     )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(SECTION, min_size=1, max_size=6))
 def test_every_body_word_lands_in_a_chunk_of_bounded_size(sections) -> None:
     drafts = chunk(_markdown(sections))
@@ -35,7 +36,7 @@ def test_every_body_word_lands_in_a_chunk_of_bounded_size(sections) -> None:
             assert any(word in words for words in chunk_words), word
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(PARAGRAPH, min_size=1, max_size=12))
 def test_long_sections_overlap_between_neighbours(paras) -> None:
     pieces = split_body("\n\n".join(paras))

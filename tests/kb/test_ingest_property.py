@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from kb.models import Chunk, Document
 from tenants.context import tenant_context
+from tests.hypothesis_profiles import examples
 from tests.kb.files import pdf_bytes
 
 pytestmark = pytest.mark.django_db
@@ -24,7 +25,9 @@ NAMES = st.sampled_from(["f.pdf", "f.docx", "f.csv", "f.md", "f.txt", "f.bin"])
 
 
 @settings(
-    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(100),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(data=PAYLOADS, name=NAMES)
 @example(data=b"\r\x01", name="f.csv")  # once raised csv.Error

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from kb.models import Chunk
 from kb.retrieval import retrieve
 from tenants.context import tenant_context
+from tests.hypothesis_profiles import examples
 
 pytestmark = pytest.mark.django_db
 
@@ -64,7 +65,9 @@ def test_raw_sql_in_strangers_context_sees_no_foreign_chunk(two_shops) -> None:
 
 
 @settings(
-    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(100),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(words=st.lists(WORDS, min_size=1, max_size=6), source=st.sampled_from(["", "policy", "doc"]))
 def test_any_query_returns_only_the_callers_chunks(two_shops, words, source) -> None:

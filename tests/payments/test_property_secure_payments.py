@@ -15,6 +15,7 @@ from payments.models import PaymentStatus
 from payments.mpesa.stk import initiate_stk_push
 from payments.outcomes import stk_outcome
 from payments.queries import latest_payment
+from tests.hypothesis_profiles import examples
 from tests.payments.conftest import order_of
 
 pytestmark = pytest.mark.django_db
@@ -63,7 +64,7 @@ def expected_status(first: Callback, truth: int | None = 0) -> str:
 
 
 @settings(
-    max_examples=100,
+    max_examples=examples(100),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

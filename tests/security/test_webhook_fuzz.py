@@ -27,6 +27,7 @@ from payments.routes import callback_path
 from tenants.context import tenant_context
 from tenants.models import Tenant
 from tests.gateway.conftest import event
+from tests.hypothesis_profiles import examples
 from tests.payments.conftest import MPESA, PESAPAL, SANDBOX_PASSKEY
 from tulia.conversations.models import InboundMessage
 
@@ -34,7 +35,7 @@ pytestmark = pytest.mark.django_db
 
 TOKEN_A = "token-a-123456789"  # tests/conftest.py registers it for the tenant's number
 FUZZ = settings(
-    max_examples=100,
+    max_examples=examples(100),
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from tenants.context import tenant_context
 from tests.commerce import factories as f
+from tests.hypothesis_profiles import examples
 from tools.runner import call_tool
 from tulia.commerce.indexing import embed_items, refresh_search_text
 from tulia.commerce.models import CatalogItem, Order
@@ -18,7 +19,7 @@ from tulia.commerce.models import CatalogItem, Order
 pytestmark = pytest.mark.django_db
 
 PROPERTY = settings(
-    max_examples=100,
+    max_examples=examples(100),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

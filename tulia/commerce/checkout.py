@@ -45,7 +45,7 @@ def _merge(lines: Sequence[LineRequest]) -> dict[tuple[int, int | None], int]:
     merged: dict[tuple[int, int | None], int] = {}
     for line in lines:
         if line.quantity < 1:
-            raise InvalidOrderLine("quantity must be at least 1")
+            raise InvalidOrderLine("quantity must be at least 1", reason="quantity")
         key = (line.item_id, line.variant_id)
         merged[key] = merged.get(key, 0) + line.quantity
     return merged
@@ -62,10 +62,12 @@ def _resolve(tenant_id: UUID, item_id: int, variant_id: int | None, quantity: in
         if variant is None:
             raise NotFound(f"variant {variant_id} of item {item_id} not found")
     elif variants.exists():
-        raise InvalidOrderLine(f"item {item_id} needs a variant (size, colour...)")
+        raise InvalidOrderLine(
+            f"item {item_id} needs a variant (size, colour...)", reason="needs_variant"
+        )
     stock = variant.stock if variant else item.stock
     if quantity > stock:
-        raise OutOfStock(f"only {stock} of {item.name} in stock")
+        raise OutOfStock(f"only {stock} of {item.name} in stock", item=item.name, available=stock)
     return _Resolved(item, variant, quantity)
 
 
@@ -93,7 +95,7 @@ def create_order(
 ) -> Order:
     """A draft order priced from the catalog as it is now."""
     if not lines:
-        raise InvalidOrderLine("an order needs at least one line")
+        raise InvalidOrderLine("an order needs at least one line", reason="empty")
     with tenant_context(tenant_id) as tid:
         customer = Customer.objects.filter(tenant_id=tid, pk=customer_id).first()
         if customer is None:

@@ -1,9 +1,15 @@
-"""Domain errors of commerce; each carries a stable code the tool layer passes on."""
+"""Domain errors of commerce; each carries a stable code the tool layer passes on.
+
+The message is for logs and staff. What the customer reads is written from the code and
+the facts by the text catalog ("error.<code>"), in the customer's language.
+"""
 
 from __future__ import annotations
 
+from tulia.errors import DomainError
 
-class CommerceError(Exception):
+
+class CommerceError(DomainError):
     code = "commerce_error"
 
 
@@ -20,12 +26,18 @@ class PaymentConflict(OrderStateError):
 
 
 class OutOfStock(CommerceError):
+    """Facts: `item` (its name) and `available` (units in stock)."""
+
     code = "out_of_stock"
 
 
 class InvalidOrderLine(CommerceError):
+    """Facts: `reason` (quantity, needs_variant, empty)."""
+
     code = "invalid_order_line"
 
 
 class CouponRejected(CommerceError):
+    """Facts: `reason`, one of offers.REJECTIONS."""
+
     code = "coupon_rejected"

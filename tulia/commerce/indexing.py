@@ -10,7 +10,7 @@ from django.db import transaction
 from tenants.context import tenant_context
 from tulia.commerce.models import CatalogItem, Variant
 from tulia.embeddings import get_embedder
-from tulia.embeddings.text import normalise
+from tulia.normalise import fold
 
 EMBED_BATCH = 256
 
@@ -23,7 +23,7 @@ def item_text(item: CatalogItem, variant_attributes: Iterable[dict[str, object]]
     parts.extend(str(value) for value in item.attributes.values())
     values = {str(value) for attrs in variant_attributes for value in attrs.values()}
     parts.extend(sorted(values))
-    return normalise(" ".join(part for part in parts if part))
+    return fold(" ".join(part for part in parts if part))
 
 
 def _variants_by_item(tenant_id: UUID, item_ids: Sequence[int]) -> dict[int, list[Variant]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from tulia.embeddings.text import words
+from tulia.normalise import words
 
 # word -> equivalents (every pair also works in reverse)
 _PAIRS: dict[str, tuple[str, ...]] = {

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from typing import Literal
 from uuid import UUID
 
 from django.db.models import Q
@@ -18,6 +19,9 @@ from tulia.commerce.errors import CouponRejected, OrderStateError
 from tulia.commerce.models import Coupon, Offer, OfferRedemption, Order, OrderStatus
 from tulia.commerce.pricing import PricedLine, discount_for, in_window
 
+# Why an offer does not apply, as a code the text catalog words ("error.coupon_rejected").
+Rejection = Literal["not_running", "fully_used", "already_used", "not_qualifying", "unknown_code"]
+
 # Once payment has started the amount asked of the customer must not change under it.
 EDITABLE = (OrderStatus.DRAFT,)
 
@@ -27,7 +31,7 @@ class OfferView:
     offer: Offer
     code: str | None
     discount: Decimal | None  # for the given order, when one was given
-    rejection: str | None  # why it does not apply (None when it does)
+    rejection: Rejection | None  # why it does not apply (None when it does)
 
 
 def _used(offer: Offer, customer_id: int, exclude_order: int | None) -> tuple[int, int]:
@@ -44,16 +48,16 @@ def rejection_reason(
     lines: Sequence[PricedLine] | None,
     now: datetime,
     exclude_order: int | None = None,
-) -> str | None:
+) -> Rejection | None:
     if not offer.is_active or not in_window(offer, now):
-        return "offer is not running"
+        return "not_running"
     overall, mine = _used(offer, customer_id, exclude_order)
     if offer.usage_limit_total is not None and overall >= offer.usage_limit_total:
-        return "offer has been fully used"
+        return "fully_used"
     if offer.usage_limit_per_customer is not None and mine >= offer.usage_limit_per_customer:
-        return "customer has already used this offer"
+        return "already_used"
     if lines is not None and discount_for(offer, lines) <= 0:
-        return "basket does not qualify (minimum spend or items)"
+        return "not_qualifying"
     return None
 
 
@@ -97,7 +101,7 @@ def apply_coupon(tenant_id: UUID | str, order_id: int, code: str, customer_id: i
         lines = priced_lines(order)
         reason = rejection_reason(offer, customer_id, lines, timezone.now(), order.pk)
         if reason:
-            raise CouponRejected(reason)
+            raise CouponRejected(f"coupon {code!r}: {reason}", reason=reason)
         return _redeem(order, coupon, offer, discount_for(offer, lines))
 
 
@@ -106,7 +110,7 @@ def _coupon(tenant_id: UUID, code: str) -> Coupon:
         tenant_id=tenant_id, code=code.strip().upper(), is_active=True
     ).first()
     if coupon is None:
-        raise CouponRejected("unknown or inactive code")
+        raise CouponRejected(f"unknown or inactive code {code!r}", reason="unknown_code")
     return coupon
 
 

@@ -3,7 +3,7 @@
 The gateway owns delivery, ordering and persistence; the handler owns the answer. It
 is picked by dotted path from `settings.TULIA_TURN_HANDLER` (read from the environment
 variable of the same name at start-up, so a worker subprocess can be pointed at another
-one): the conversation engine's graph in production.
+one): the conversation engine's graph.
 
 Contract for handlers:
 - Called outside any database transaction and outside a tenant context: open
@@ -30,8 +30,6 @@ from django.utils.module_loading import import_string
 from pydantic import BaseModel, ConfigDict, Field
 
 from tulia.whatsapp.schemas import InboundContent
-
-DEFAULT_HANDLER = "tulia.conversations.placeholder.acknowledge"
 
 
 class TurnInput(BaseModel):
@@ -63,7 +61,7 @@ TurnHandler = Callable[[TurnInput], TurnOutput]
 
 
 def handler_path() -> str:
-    return str(settings.TULIA_TURN_HANDLER or DEFAULT_HANDLER)
+    return str(settings.TULIA_TURN_HANDLER)
 
 
 def get_turn_handler() -> TurnHandler:

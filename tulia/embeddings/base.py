@@ -8,9 +8,10 @@ only compares vectors made by the same one.
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Sequence
 from typing import Protocol
+
+from django.conf import settings
 
 EMBEDDING_DIMENSIONS = 384
 
@@ -27,7 +28,7 @@ class Embedder(Protocol):
 @functools.cache
 def get_embedder() -> Embedder:
     """OpenAI when a key is configured (and not disabled), otherwise the offline default."""
-    if os.environ.get("OPENAI_API_KEY") and os.environ.get("TULIA_EMBEDDER", "") != "offline":
+    if settings.TULIA_EMBEDDER == "openai":
         from tulia.embeddings.openai import OpenAIEmbedder
 
         return OpenAIEmbedder()

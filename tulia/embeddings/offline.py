@@ -14,7 +14,7 @@ import zlib
 from collections.abc import Sequence
 
 from tulia.embeddings.base import EMBEDDING_DIMENSIONS
-from tulia.embeddings.text import words
+from tulia.normalise import words
 
 NGRAM_SIZES = (3, 4, 5)
 WORD_WEIGHT = 2.0  # whole words count more than any one of their fragments

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
+
+from django.conf import settings
 
 from tulia.embeddings.base import EMBEDDING_DIMENSIONS
 
@@ -16,7 +17,7 @@ class OpenAIEmbedder:
     def __init__(self, model: str | None = None) -> None:
         from langchain_openai import OpenAIEmbeddings
 
-        self.model = model or os.environ.get("TULIA_OPENAI_EMBEDDING_MODEL", DEFAULT_MODEL)
+        self.model = model or settings.TULIA_OPENAI_EMBEDDING_MODEL
         self.name = f"openai-{self.model}-{self.dimensions}"
         self._client = OpenAIEmbeddings(model=self.model, dimensions=self.dimensions)
 

@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from tulia.conversations.models import Conversation
+from tulia.text import say
 from tulia.whatsapp.outbound import queue_reply
 
 WINDOW = timedelta(hours=24)
@@ -23,26 +24,14 @@ class Notice(StrEnum):
     BOT_BACK = "bot_back"
 
 
-_TEXT = {
-    "en": {
-        Notice.JOINED: "{agent} from our team has joined the chat.",
-        Notice.BOT_BACK: "Thanks for waiting. I'm the shop assistant again; let's carry on.",
-    },
-    "sw": {
-        Notice.JOINED: "{agent} wa timu yetu amejiunga na mazungumzo.",
-        Notice.BOT_BACK: "Asante kwa kusubiri. Mimi ni msaidizi wa duka tena; tuendelee.",
-    },
-}
-
-
 def in_window(conversation: Conversation) -> bool:
     last = conversation.last_inbound_at
     return last is not None and timezone.now() - last <= WINDOW
 
 
 def notice_text(notice: Notice, language: str, agent_name: str = "") -> str:
-    templates = _TEXT.get(language, _TEXT["en"])
-    return templates[notice].format(agent=agent_name or "Someone")
+    agent = agent_name or say("handoff.someone", language)
+    return say(f"handoff.{notice.value}", language, agent=agent)
 
 
 def announce(conversation: Conversation, notice: Notice, agent_id: int | None = None) -> bool:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
+from tulia.errors import DomainError
 
-class HandoffError(Exception):
+
+class HandoffError(DomainError):
     code = "handoff_error"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 class IllegalTransition(HandoffError):

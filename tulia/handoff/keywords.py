@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tenants.config import HandoffSettings
-from tulia.handoff.text import find_phrase
+from tulia.normalise import find_phrase
 
 # Used when a tenant has emptied its list by mistake: asking for a human must always work.
 BASELINE_TRIGGERS: tuple[str, ...] = (

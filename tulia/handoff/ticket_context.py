@@ -13,7 +13,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, Field
 
 from tulia.conversations.models import Conversation, InboundMessage, OutboundMessage
-from tulia.handoff.text import printable
+from tulia.normalise import printable
 
 UNKNOWN = "unknown"
 LAST_MESSAGES = 10

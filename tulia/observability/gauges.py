@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from functools import cache
 
-import redis
 from django.conf import settings
 from django.db import DatabaseError
 from django.db.models import Count
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from redis.exceptions import RedisError
+
+from tulia.redis_client import client_for
 
 logger = logging.getLogger(__name__)
 # kombu's Redis transport keeps priorities 3, 6 and 9 in sibling lists named
@@ -52,14 +52,9 @@ def broker_url() -> str:
     return url
 
 
-@cache
-def _broker_client(url: str) -> redis.Redis:
-    return redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
-
-
 def queue_depths() -> dict[str, int]:
     """Messages waiting in each Celery queue (all priority lists), not yet taken."""
-    client = _broker_client(broker_url())
+    client = client_for(broker_url())
     pipe = client.pipeline(transaction=False)
     names = celery_queue_names()
     for name in names:

@@ -14,7 +14,7 @@ from datetime import datetime
 from enum import StrEnum
 from zoneinfo import ZoneInfo
 
-from tulia.handoff.text import find_phrase
+from tulia.normalise import find_phrase
 
 DEFAULT_DAMAGE_WORDS: tuple[str, ...] = (
     # English

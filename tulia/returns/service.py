@@ -20,7 +20,7 @@ from tulia.commerce.models import Order
 from tulia.conversations.models import Conversation
 from tulia.handoff.escalation import HandoffRequest, escalate
 from tulia.handoff.models import Category, TicketEvent
-from tulia.handoff.text import printable
+from tulia.normalise import printable
 from tulia.returns import eligibility as el
 from tulia.returns import facts
 from tulia.returns.messages import verdict_message

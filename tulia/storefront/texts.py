@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from journeys.flows.phrases import label
+from tulia.text import label
 
 KEYS = (
     "search", "search_button", "all", "in_stock", "sold_out", "order", "price_from", "sizes",
@@ -16,4 +16,4 @@ KEYS = (
 
 @cache
 def words(language: str) -> dict[str, str]:
-    return {key: label(language, "storefront", key) for key in KEYS}
+    return {key: label("storefront.labels", key, language) for key in KEYS}

@@ -18,8 +18,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_GET
-
 from journeys.templates.library import format_money
+
 from tenants.errors import NotFound
 from tulia.commerce.models import CatalogItem
 from tulia.storefront import about, catalog, thumbs, visits

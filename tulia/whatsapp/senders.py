@@ -9,7 +9,6 @@ since test databases are rolled back under the cache.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 
@@ -23,12 +22,7 @@ _lock = threading.Lock()
 
 
 def cache_seconds() -> float:
-    configured = getattr(settings, "TULIA_SENDER_CACHE_SECONDS", None)
-    if configured is None:
-        configured = os.environ.get("TULIA_SENDER_CACHE_SECONDS")
-    if configured is None:
-        return 0.0 if getattr(settings, "TULIA_PROFILE", "") == "test" else 5.0
-    return float(configured)
+    return float(settings.TULIA_SENDER_CACHE_SECONDS)
 
 
 def resolve_sender(number: str) -> ResolvedSender:

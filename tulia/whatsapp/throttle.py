@@ -18,7 +18,7 @@ from tulia.conversations.models import Conversation, InboundMessage
 from tulia.conversations.services import open_conversation
 from tulia.observability import metrics
 from tulia.ratelimit import Verdict, check_inbound
-from tulia.whatsapp.notices import rate_limit_notice
+from tulia.text import say
 from tulia.whatsapp.outbound import queue_reply
 
 logger = logging.getLogger(__name__)
@@ -57,4 +57,4 @@ def hold_back(
     message.update(status=InboundMessage.Status.RATE_LIMITED, conversation=conversation)
     if verdict.notify and conversation.status not in _HUMAN_OWNED:
         language = customer.language_preference or get_tenant(tenant_id).default_language
-        queue_reply(tenant_id, conversation.pk, [rate_limit_notice(language)], request_id)
+        queue_reply(tenant_id, conversation.pk, [say("gateway.rate_limit", language)], request_id)

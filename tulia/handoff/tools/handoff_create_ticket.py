@@ -13,7 +13,6 @@ from typing import Literal
 from pydantic import Field
 
 from tools.contract import Tool, ToolFailure, ToolInput, ToolOutput
-from tulia.handoff.errors import HandoffError
 from tulia.handoff.escalation import HandoffRequest, escalate
 from tulia.handoff.models import Category, Priority
 
@@ -63,10 +62,7 @@ def run(data: HandoffCreateTicketInput) -> HandoffCreateTicketOutput:
         request_id=data.request_id,
         language=data.language,
     )
-    try:
-        result = escalate(data.tenant_id, data.conversation_id, request)
-    except HandoffError as exc:
-        raise ToolFailure(exc.code, exc.message) from exc
+    result = escalate(data.tenant_id, data.conversation_id, request)  # HandoffError maps itself
     return HandoffCreateTicketOutput(
         ticket_id=result.ticket_id,
         created=result.created,

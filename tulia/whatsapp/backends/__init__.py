@@ -1,14 +1,13 @@
 """Outbound WhatsApp backends, chosen by setting like Django's email backends.
 
-`TULIA_WHATSAPP_BACKEND` (setting or environment) names the class by dotted path.
+`TULIA_WHATSAPP_BACKEND` (a setting, from the environment at start-up) names the class
+by dotted path.
 Unset, the Twilio REST backend is used when a Twilio API base is configured
 (`TULIA_TWILIO_API_BASE`, e.g. the local emulator) or in production, and the console
 backend otherwise: demo tokens are not real credentials.
 """
 
 from __future__ import annotations
-
-import os
 
 from django.conf import settings
 from django.utils.module_loading import import_string
@@ -22,19 +21,15 @@ __all__ = ["OutgoingMessage", "SendError", "SendResult", "WhatsAppBackend", "get
 
 
 def twilio_api_base() -> str | None:
-    base = getattr(settings, "TULIA_TWILIO_API_BASE", None) or os.environ.get(
-        "TULIA_TWILIO_API_BASE"
-    )
+    base = settings.TULIA_TWILIO_API_BASE
     return str(base).rstrip("/") if base else None
 
 
 def backend_path() -> str:
-    configured = getattr(settings, "TULIA_WHATSAPP_BACKEND", None) or os.environ.get(
-        "TULIA_WHATSAPP_BACKEND"
-    )
+    configured = settings.TULIA_WHATSAPP_BACKEND
     if configured:
         return str(configured)
-    if twilio_api_base() or getattr(settings, "IS_PRODUCTION", False):
+    if twilio_api_base() or settings.IS_PRODUCTION:
         return TWILIO
     return CONSOLE
 

@@ -1,8 +1,11 @@
-"""Text folding shared by keyword triggers and damage words.
+"""The one text normaliser outside the classifiers (journeys/nlu has its own, behind
+its interface): folding for matching and search, and dropping unprintable characters.
 
 Customers type "AGENT!", "Ajénti", "nataka  kuongea na mtu." on phones with autocorrect;
 folding case, accents and punctuation before a whole-word match keeps triggers working
-without matching inside other words ("agentur" must not fire "agent").
+without matching inside other words ("agentur" must not fire "agent"). The catalog's
+search text and the offline embedder fold the same way, so "Café-Nike 42" finds
+"cafe nike 42".
 """
 
 from __future__ import annotations
@@ -19,6 +22,11 @@ def fold(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return _NON_WORD.sub(" ", bare).strip()
+
+
+def words(text: str) -> list[str]:
+    """The folded words: 'Café-Nike 42' -> ['cafe', 'nike', '42']."""
+    return fold(text).split()
 
 
 def find_phrase(text: str, phrases: Iterable[str]) -> str | None:
