@@ -63,7 +63,7 @@
   /* Swap the page's live regions for fresh ones, keeping what the agent is typing. */
   function swapFrom(html) {
     var fresh = new DOMParser().parseFromString(html, "text/html");
-    var selectors = desk ? ["[data-region]"] : ["#changelist .results", "#changelist .paginator"];
+    var selectors = desk ? ["[data-region]"] : ["#changelist-form"];
     selectors.forEach(function (selector) {
       var olds = document.querySelectorAll(selector), news = fresh.querySelectorAll(selector);
       olds.forEach(function (old, i) {
