@@ -9,39 +9,14 @@ go to docs/screenshots/LABEL-<page>-<width>.png (viewport only, so they stay sma
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
-from inbox_stack import (
-    ROOT,
-    customer_writes,
-    open_ticket_of,
-    replies_to,
-    running_stack,
-    sign_in,
-    wait_for,
-)
+from inbox_stack import ROOT, running_stack, seed_waiting_customer, sign_in
 
 OUT = ROOT / "docs" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage"]
 VIEWPORTS = {"1366": {"width": 1366, "height": 768}, "390": {"width": 390, "height": 844}}
-CHAT = [
-    "Hi, do you have Air Force 1 in size 42?",
-    "How much is delivery to Westlands?",
-    "I want to speak to a human please, my last order was *wrong*",
-]
-
-
-def seed_waiting_customer(base_url: str) -> tuple[str, int]:
-    customer = f"+2547{int(time.time()) % 100_000_000:08d}"
-    for n, line in enumerate(CHAT, start=1):
-        customer_writes(base_url, customer, line)
-        wait_for(lambda n=n: replies_to(customer) >= n)
-    ticket = wait_for(lambda: open_ticket_of(customer))
-    return customer, int(ticket)
-
-
 def shoot(label: str, base_url: str, ticket: int, conversation: int) -> list[Path]:
     from playwright.sync_api import sync_playwright
 

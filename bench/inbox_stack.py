@@ -47,7 +47,7 @@ def running_stack(web_workers: str = "4") -> Iterator[Stack]:
         env, web_port, emulator_port, logs
     )
     try:
-        stack.wait_ready(web_port)
+        stack.wait_ready(web_port, timeout=300.0)  # a busy shared machine starts slowly
         agent_online()
         yield Stack(base_url=env["TULIA_PUBLIC_BASE_URL"], env=env)
     finally:
@@ -133,3 +133,18 @@ def sign_in(page: Any, base_url: str) -> None:
     page.fill("input[name=password]", DEMO_PASSWORD)
     page.click("input[type=submit]")
     page.wait_for_load_state()
+
+
+CHAT = [
+    "Hi, do you have Air Force 1 in size 42?",
+    "How much is delivery to Westlands?",
+    "I want to speak to a human please, my last order was *wrong*",
+]
+
+def seed_waiting_customer(base_url: str) -> tuple[str, int]:
+    customer = f"+2547{int(time.time()) % 100_000_000:08d}"
+    for n, line in enumerate(CHAT, start=1):
+        customer_writes(base_url, customer, line)
+        wait_for(lambda n=n: replies_to(customer) >= n)
+    ticket = wait_for(lambda: open_ticket_of(customer))
+    return customer, int(ticket)
