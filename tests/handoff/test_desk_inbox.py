@@ -218,3 +218,38 @@ def test_stranger_cannot_open_the_conversation_page(tenant, stranger, ticket_id)
     assert client.get(url).status_code in (302, 404)
     with tenant_context(tenant.id):
         assert TicketEvent.objects.filter(ticket_id=ticket_id).count() == 1
+
+
+def test_live_version_moves_when_the_customers_payment_is_paid(
+    tenant, conversation, ticket_id
+) -> None:
+    order = make_order(tenant, conversation, "KN-7790", delivered_days_ago=None)
+    with tenant_context(tenant.id) as tid:
+        payment = PaymentRequest.objects.create(
+            tenant_id=tid, order=order, customer_id=conversation.customer_id,
+            method="mpesa_stk", idempotency_key="k-2", amount=Decimal("4500"),
+        )  # fmt: skip
+    client = _client_for(make_agent(tenant, "alice"))
+    url = f"{LIVE}?conversation={conversation.pk}"
+    before = client.get(url)["ETag"]
+    with tenant_context(tenant.id):
+        PaymentRequest.objects.filter(pk=payment.pk).update(
+            status="paid", updated_at=timezone.now()
+        )
+    assert client.get(url, headers={"If-None-Match": before}).status_code == 200
+
+
+def test_desk_shows_a_message_the_webhook_stored_before_any_worker_took_it(
+    tenant, conversation, ticket_id
+) -> None:
+    client = _client_for(make_agent(tenant, "alice"))
+    url = f"{LIVE}?conversation={conversation.pk}"
+    before = client.get(url)["ETag"]
+    with tenant_context(tenant.id) as tid:
+        InboundMessage.objects.create(
+            tenant_id=tid, sender_id=conversation.sender_id, conversation=None,
+            message_sid="SM" + "5" * 32, from_e164=conversation.customer.phone_e164,
+            kind="text", body="Niko hapa bado", request_id="r-5", received_at=timezone.now(),
+        )  # fmt: skip
+    assert client.get(url, headers={"If-None-Match": before}).status_code == 200
+    assert "Niko hapa bado" in client.get(_desk(ticket_id)).content.decode()

@@ -85,6 +85,12 @@ class HandoffTicketAdmin(TenantScopedAdmin):
         live_url = path("live/", self.admin_site.admin_view(admin_desk.live), name="handoff_live")
         return [desk_url, live_url, *super().get_urls()]
 
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        titled = {"title": "Inbox: customers waiting and chats in progress"}
+        return super().changelist_view(request, {**titled, **(extra_context or {})})
+
     def change_view(
         self,
         request: HttpRequest,

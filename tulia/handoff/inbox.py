@@ -25,6 +25,7 @@ from tulia.handoff.models import HandoffTicket, TicketEvent, TicketStatus
 from tulia.handoff.names import staff_name
 
 RECENT = 5
+PENDING_INBOUND = (InboundMessage.Status.RECEIVED, InboundMessage.Status.PROCESSING)
 THREAD_LENGTH = 60
 _AGENT_MARKS = (TicketEvent.Kind.CLAIMED, TicketEvent.Kind.REPLY)
 
@@ -99,22 +100,58 @@ def counts(tenant_id: UUID | str, user_id: int) -> Counts:
     return Counts(waiting=found["waiting"], mine=found["mine"], unread=found["unread"])
 
 
+def _customer_lines(tenant_id: UUID, conversation: Conversation) -> Q:
+    """The conversation's inbound messages, including those the webhook has stored but
+    no worker has attached yet: the agent sees a message as soon as Twilio delivered it,
+    whatever the worker's backlog (the partial index inbound_pending_thread serves it)."""
+    not_yet_attached = Q(
+        conversation__isnull=True,
+        sender_id=conversation.sender_id,
+        from_e164=conversation.customer.phone_e164,
+        status__in=PENDING_INBOUND,
+    )
+    attached = Q(conversation_id=conversation.pk)
+    if conversation.status not in Conversation.OPEN_STATUSES:
+        return Q(tenant_id=tenant_id) & attached  # new lines belong to the next conversation
+    return Q(tenant_id=tenant_id) & (attached | not_yet_attached)
+
+
+def _conversation(tenant_id: UUID, conversation_id: int) -> Conversation | None:
+    return (
+        Conversation.objects.filter(tenant_id=tenant_id, pk=conversation_id)
+        .select_related("customer")
+        .only("status", "sender_id", "customer_id", "customer__phone_e164")
+        .first()
+    )
+
+
+def _conversation_parts(tenant_id: UUID, conversation_id: int) -> list[object]:
+    """The thread, the conversation's status and the customer's orders and payments."""
+    conversation = _conversation(tenant_id, conversation_id)
+    if conversation is None:
+        return [None]
+    scope = {"tenant_id": tenant_id, "conversation_id": conversation_id}
+    mine = {"tenant_id": tenant_id, "customer_id": conversation.customer_id}
+    lines = InboundMessage.objects.filter(_customer_lines(tenant_id, conversation))
+    return [
+        conversation.status,
+        lines.aggregate(m=Max("id"))["m"],
+        OutboundMessage.objects.filter(**scope).aggregate(m=Max("id"))["m"],
+        Order.objects.filter(**mine).aggregate(m=Max("updated_at"))["m"],
+        PaymentRequest.objects.filter(**mine).aggregate(m=Max("updated_at"))["m"],
+    ]
+
+
 def version(tenant_id: UUID | str, user_id: int, conversation_id: int | None = None) -> str:
-    """Changes whenever anything the inbox shows changes: tickets, counts, the thread."""
+    """Changes whenever anything the inbox shows changes: tickets, counts, the thread,
+    the customer's orders and payments."""
     with tenant_context(tenant_id) as tid:
         parts: list[object] = [
             TicketEvent.objects.filter(tenant_id=tid).aggregate(m=Max("id"))["m"],
             counts(tid, user_id),
         ]
         if conversation_id is not None:
-            scope = {"tenant_id": tid, "conversation_id": conversation_id}
-            parts += [
-                InboundMessage.objects.filter(**scope).aggregate(m=Max("id"))["m"],
-                OutboundMessage.objects.filter(**scope).aggregate(m=Max("id"))["m"],
-                Conversation.objects.filter(tenant_id=tid, pk=conversation_id)
-                .values_list("status", flat=True)
-                .first(),
-            ]
+            parts += _conversation_parts(tid, conversation_id)
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
 
 
@@ -153,7 +190,12 @@ def thread(tenant_id: UUID | str, conversation_id: int) -> list[Bubble]:
     notes and ticket events, oldest first, the last THREAD_LENGTH of them."""
     with tenant_context(tenant_id) as tid:
         scope = {"tenant_id": tid, "conversation_id": conversation_id}
-        inbound = InboundMessage.objects.filter(**scope).order_by("-id")[:THREAD_LENGTH]
+        conversation = _conversation(tid, conversation_id)
+        if conversation is None:
+            return []
+        inbound = InboundMessage.objects.filter(_customer_lines(tid, conversation)).order_by("-id")[
+            :THREAD_LENGTH
+        ]
         outbound = OutboundMessage.objects.filter(**scope).order_by("-id")[:THREAD_LENGTH]
         events = (
             TicketEvent.objects.filter(tenant_id=tid, ticket__conversation_id=conversation_id)
