@@ -66,6 +66,7 @@ def open_inboxes(browser: Any, base_url: str, ticket: int) -> tuple[Any, Any]:
     for n in range(1, PAGES):
         other = context.new_page()
         other.goto(desk_url if n % 2 else f"{base_url}/admin/handoff/handoffticket/")
+    desk.bring_to_front()  # the agent is looking at this one; the others poll behind it
     return context, desk
 
 

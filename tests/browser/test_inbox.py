@@ -23,7 +23,7 @@ from tests.gateway.conftest import SID_A, TOKEN_A, celery_worker, twilio  # noqa
 from tests.gateway.test_worker import wait_for
 from tests.handoff.conftest import make_agent
 from tulia.conversations.models import OutboundMessage
-from tulia.handoff.models import HandoffTicket, TicketEvent
+from tulia.handoff.models import CannedReply, HandoffTicket, TicketEvent
 from tulia.whatsapp.emulator import inbound_params, signed_post
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("celery_worker")]
@@ -90,6 +90,10 @@ def assert_phone_fit(page: Page) -> None:
 
 def agent_shift(page: Page, live_server: Any, shop: Any, *, phone_sized: bool) -> None:
     agent = make_agent(shop, "alice")
+    with tenant_context(shop.id) as tid:
+        CannedReply.objects.create(
+            tenant_id=tid, title="Size restock", body="Size 42 is back on Friday."
+        )
     customer = f"+2547120{next(_customers):05d}"
     sign_in(page, live_server, agent.username)
     page.goto(live_server.url + QUEUE)
@@ -107,6 +111,10 @@ def agent_shift(page: Page, live_server: Any, shop: Any, *, phone_sized: bool) -
     expect(page.locator(".inbox-customer")).to_contain_text("talk to a human")
     if phone_sized:
         assert_phone_fit(page)
+    page.type("#inbox-body", "/size")  # a canned reply by its shortcut
+    expect(page.locator("#inbox-canned")).to_contain_text("/size-restock")
+    page.press("#inbox-body", "Enter")
+    expect(page.locator("#inbox-body")).to_have_value("Size 42 is back on Friday.")
     page.fill("#inbox-body", "Hi, *Alice* here. Let me check.")
     page.click("button[value=reply]")  # one click: the reply claims the ticket
     expect(page.locator(".inbox-agent").last).to_contain_text("Alice here")
