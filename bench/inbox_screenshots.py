@@ -17,6 +17,8 @@ OUT = ROOT / "docs" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage"]
 VIEWPORTS = {"1366": {"width": 1366, "height": 768}, "390": {"width": 390, "height": 844}}
+
+
 def shoot(label: str, base_url: str, ticket: int, conversation: int) -> list[Path]:
     from playwright.sync_api import sync_playwright
 

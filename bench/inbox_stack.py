@@ -120,9 +120,7 @@ def replies_to(customer: str) -> int:
     from tulia.conversations.models import OutboundMessage
 
     with operator_context("inbox bench: count the replies"):
-        return OutboundMessage.objects.filter(
-            conversation__customer__phone_e164=customer
-        ).count()
+        return OutboundMessage.objects.filter(conversation__customer__phone_e164=customer).count()
 
 
 def sign_in(page: Any, base_url: str) -> None:
@@ -140,6 +138,7 @@ CHAT = [
     "How much is delivery to Westlands?",
     "I want to speak to a human please, my last order was *wrong*",
 ]
+
 
 def seed_waiting_customer(base_url: str) -> tuple[str, int]:
     customer = f"+2547{int(time.time()) % 100_000_000:08d}"
