@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -140,10 +141,14 @@ CHAT = [
 ]
 
 
+def answered(customer: str, count: int) -> bool:
+    return replies_to(customer) >= count
+
+
 def seed_waiting_customer(base_url: str) -> tuple[str, int]:
     customer = f"+2547{int(time.time()) % 100_000_000:08d}"
     for n, line in enumerate(CHAT, start=1):
         customer_writes(base_url, customer, line)
-        wait_for(lambda n=n: replies_to(customer) >= n)
+        wait_for(partial(answered, customer, n))
     ticket = wait_for(lambda: open_ticket_of(customer))
     return customer, int(ticket)
