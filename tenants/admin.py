@@ -152,7 +152,7 @@ class StaffInviteForm(forms.ModelForm):
 
 @admin.register(TenantMembership)
 class TenantMembershipAdmin(TenantScopedAdmin):
-    list_display = ("user", "role", "tenant", "created_at")
+    list_display = ("user", "display_name", "role", "tenant", "created_at")
     list_filter = ("role",)
     search_fields = ("user__username",)
 

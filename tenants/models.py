@@ -168,6 +168,8 @@ class TenantMembership(TenantOwnedModel):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tenant_membership"
     )
     role = models.CharField(max_length=8, choices=Role.choices, default=Role.AGENT)
+    # What customers read when this person joins a chat (the login name stays internal).
+    display_name = models.CharField(max_length=60, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

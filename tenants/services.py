@@ -53,7 +53,13 @@ def register_whatsapp_sender(
 
 
 def add_staff_member(
-    tenant_id: UUID | str, *, username: str, password: str, role: str, email: str = ""
+    tenant_id: UUID | str,
+    *,
+    username: str,
+    password: str,
+    role: str,
+    email: str = "",
+    display_name: str = "",
 ) -> AbstractUser:
     """Create (or update) a staff login bound to one tenant."""
     user_model = get_user_model()
@@ -65,7 +71,7 @@ def add_staff_member(
         membership = TenantMembership(tenant_id=tid, user=user, role=role)
         membership.clean_fields(exclude=["user", "tenant"])  # role must be a known one
         TenantMembership.objects.update_or_create(
-            user=user, defaults={"tenant_id": tid, "role": role}
+            user=user, defaults={"tenant_id": tid, "role": role, "display_name": display_name}
         )
     return user
 

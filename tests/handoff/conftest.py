@@ -37,7 +37,11 @@ def make_conversation(tenant: Tenant, *, state: dict[str, Any] | None = None) ->
 
 def make_agent(tenant: Tenant, name: str, presence: str = "online", **extra: Any) -> Any:
     user = add_staff_member(
-        tenant.id, username=f"{name}-{tenant.slug}", password="x-Pass-1234", role="agent"
+        tenant.id,
+        username=f"{name}-{tenant.slug}",
+        password="x-Pass-1234",
+        role="agent",
+        display_name=name.title(),
     )
     with tenant_context(tenant.id) as tid:
         AgentPresence.objects.create(tenant_id=tid, user_id=user.pk, status=presence, **extra)

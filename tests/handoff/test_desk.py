@@ -40,7 +40,7 @@ def test_reply_goes_out_through_the_gateway(tenant, claimed) -> None:
     ids = desk.reply(tenant.id, ticket_id, alice.pk, "Hi, Alice here. Size 42 is back.", "r-1")
     assert len(ids) == 1
     assert _outbound(tenant) == [
-        "alice-kicks from our team has joined the chat.",
+        "Alice from our team has joined the chat.",
         "Hi, Alice here. Size 42 is back.",
     ]
 
@@ -156,4 +156,4 @@ def test_swahili_customer_hears_the_agent_join_in_swahili(tenant) -> None:
     ).ticket_id
     assert ticket_id is not None
     desk.claim(tenant.id, ticket_id, alice.pk)
-    assert _outbound(tenant) == ["alice-kicks wa timu yetu amejiunga na mazungumzo."]
+    assert _outbound(tenant) == ["Alice wa timu yetu amejiunga na mazungumzo."]

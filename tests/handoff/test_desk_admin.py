@@ -57,7 +57,7 @@ def test_desk_claim_canned_reply_note_and_hand_back(tenant, conversation, ticket
         kinds = list(TicketEvent.objects.order_by("id").values_list("kind", flat=True))
     assert kinds == ["opened", "claimed", "reply", "note", "handed_back"]
     assert sent == [
-        "alice-kicks from our team has joined the chat.",
+        "Alice from our team has joined the chat.",
         "Karibu! Nisaidie?",
         "Thanks for waiting. I'm the shop assistant again; let's carry on.",
     ]

@@ -140,6 +140,6 @@ def test_customer_messages_sent_while_waiting_are_shown_to_agents(
     detail = client.get(reverse("handoff-api:ticket", args=[ticket_id]))
     assert [(m["direction"], m["body"]) for m in detail.json()["messages"]] == [
         ("customer", "Bado mko? My order is late"),
-        ("shop", "alice-kicks from our team has joined the chat."),
+        ("shop", "Alice from our team has joined the chat."),
         ("shop", "Yes! Checking with the rider."),
     ]

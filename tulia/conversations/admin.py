@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
-from django.http import HttpRequest
+from django.http import Http404, HttpRequest, HttpResponse
 
 from tenants.admin_scoping import ReadOnlyScopedAdmin
 from tulia.conversations.models import Conversation, InboundMessage, OutboundMessage
+from tulia.handoff import inbox
 
 
 class _InboundInline(admin.TabularInline):
@@ -41,12 +42,41 @@ class _OutboundInline(admin.TabularInline):
 
 @admin.register(Conversation)
 class ConversationAdmin(ReadOnlyScopedAdmin):
+    """Staff read the conversation as the inbox shows it (thread, customer, tickets);
+    the engine's raw state and the message rows are for platform operators only."""
+
     list_display = ("id", "customer", "sender", "status", "turn_count", "last_inbound_at")
     list_filter = ("status",)
     search_fields = ("customer__phone_e164", "customer__display_name")
     readonly_fields = ("customer", "sender", "status", "state", "turn_count", "last_inbound_at")
     inlines = (_InboundInline, _OutboundInline)
     list_select_related = ("customer", "sender")
+    change_form_template = "admin/conversations/conversation/change_form.html"
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        shown = ("customer", "sender", "status", "turn_count", "last_inbound_at")
+        if not request.user.is_superuser:
+            return ((None, {"fields": shown}),)
+        raw = {"fields": ("state",), "classes": ("collapse",)}
+        return ((None, {"fields": shown}), ("Raw engine state (operators)", raw))
+
+    def get_inlines(self, request: HttpRequest, obj: Any = None) -> Any:
+        return self.inlines if request.user.is_superuser else ()
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        conversation = self.get_object(request, object_id)
+        if conversation is None:
+            raise Http404("conversation not found")
+        readable = inbox.conversation_page(conversation)
+        return super().change_view(
+            request, object_id, form_url, {**(extra_context or {}), **readable}
+        )
 
 
 @admin.register(InboundMessage)

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
@@ -22,9 +22,11 @@ from tulia.handoff.models import AgentPresence, CannedReply, HandoffTicket, Tick
 @admin.register(HandoffTicket)
 class HandoffTicketAdmin(TenantScopedAdmin):
     list_display = (
-        "id", "customer", "category", "priority", "status", "queue_position", "waiting",
-        "assigned_to", "desk_link",
+        "desk_link", "phone", "category", "priority", "status", "queue_position", "waiting",
+        "assigned_to",
     )  # fmt: skip
+    list_display_links = None  # every row leads to its desk, never to a raw record page
+    list_select_related = ("customer", "assigned_to")
     list_filter = ("status", "category", "priority")
     ordering = ("opened_at",)
     actions = ("claim_selected",)
@@ -54,11 +56,17 @@ class HandoffTicketAdmin(TenantScopedAdmin):
         end = obj.assigned_at or obj.resolved_at or timezone.now()
         return timesince(obj.opened_at, end)
 
-    @admin.display(description="desk")
+    @admin.display(description="customer")
     def desk_link(self, obj: HandoffTicket) -> str:
         return format_html(
-            '<a href="{}">open desk</a>', reverse("admin:handoff_desk", args=[obj.pk])
+            '<a class="inbox-open" href="{}">{} <span>open desk &rsaquo;</span></a>',
+            reverse("admin:handoff_desk", args=[obj.pk]),
+            obj.customer,
         )
+
+    @admin.display(description="phone")
+    def phone(self, obj: HandoffTicket) -> str:
+        return obj.customer.phone_e164
 
     @role_action("handoff.ticket.claim_selected", description="Claim selected tickets")
     def claim_selected(self, request: HttpRequest, queryset: QuerySet[HandoffTicket]) -> None:
@@ -75,7 +83,26 @@ class HandoffTicketAdmin(TenantScopedAdmin):
             self.admin_site.admin_view(self.desk_view),
             name="handoff_desk",
         )
-        return [desk_url, *super().get_urls()]
+        live_url = path("live/", self.admin_site.admin_view(admin_desk.live), name="handoff_live")
+        return [desk_url, live_url, *super().get_urls()]
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        titled = {"title": "Inbox: customers waiting and chats in progress"}
+        return super().changelist_view(request, {**titled, **(extra_context or {})})
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        """A ticket's page is its desk (the record itself is the desk's context)."""
+        if not object_id.isdigit():
+            raise Http404("ticket not found")
+        return HttpResponseRedirect(reverse("admin:handoff_desk", args=[int(object_id)]))
 
     def desk_view(self, request: HttpRequest, ticket_id: int) -> HttpResponse:
         ticket = self.get_queryset(request).filter(pk=ticket_id).first()

@@ -1,7 +1,8 @@
-"""The agent desk page in Django admin: one ticket, its context, and what to do next.
+"""The agent desk page in Django admin: one ticket, its thread, the customer, what to do next.
 
 Each POST names one operation; the view calls the matching desk function and reports
-the result or the refusal (e.g. outside the 24-hour window) as an admin message.
+the result or the refusal (e.g. outside the 24-hour window) as an admin message. The
+page polls `live` (below) and swaps in its regions when the version changes.
 """
 
 from __future__ import annotations
@@ -11,14 +12,19 @@ from typing import Any
 from uuid import UUID, uuid4
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.text import slugify
 
+from tenants.admin_scoping import request_tenant_id
+from tenants.context import tenant_context
 from tenants.errors import NotFound
 from tenants.roles import may
-from tulia.handoff import desk, queries
+from tulia.conversations.models import Conversation
+from tulia.handoff import desk, inbox, queries
 from tulia.handoff.errors import HandoffError, actor_id
-from tulia.handoff.models import HandoffTicket
+from tulia.handoff.models import HandoffTicket, TicketStatus
 
 
 def _reply_text(request: HttpRequest, tenant_id: UUID) -> str:
@@ -38,7 +44,7 @@ def operations(
     body = request.POST.get("body", "")
     return {
         "claim": lambda: desk.claim(tenant_id, ticket_id, user_id),
-        "reply": lambda: desk.reply(
+        "reply": lambda: desk.reply_claiming(
             tenant_id, ticket_id, user_id, _reply_text(request, tenant_id), f"desk-{uuid4().hex}"
         ),
         "note": lambda: desk.add_note(tenant_id, ticket_id, user_id, body),
@@ -46,39 +52,113 @@ def operations(
         "hand_back": lambda: desk.hand_back(tenant_id, ticket_id, user_id),
         "resolve": lambda: desk.resolve(tenant_id, ticket_id, user_id),
         "close": lambda: desk.resolve(tenant_id, ticket_id, user_id, close=True),
+        "reopen": lambda: desk.reopen(tenant_id, ticket_id, user_id),
         "presence": lambda: desk.set_presence(
             tenant_id, user_id, request.POST.get("presence", "offline")
         ),
+        "display_name": lambda: desk.set_display_name(
+            tenant_id, user_id, request.POST.get("display_name", "")
+        ),
     }
+
+
+_DONE = {"reply": "Sent.", "note": "Note added.", "reopen": "Reopened: the chat is yours."}
 
 
 def perform(request: HttpRequest, ticket: HandoffTicket) -> HttpResponse:
     op = request.POST.get("op", "")
     available = operations(request, ticket.tenant_id, ticket.pk)
+    target = request.path
     if op not in available:
         messages.error(request, "Unknown desk operation.")
     elif not may(request, f"handoff.desk.{op}"):
         messages.error(request, "Your role may not do that.")
     else:
         try:
-            available[op]()
-            messages.success(request, f"Done: {op.replace('_', ' ')}.")
+            result = available[op]()
+            messages.success(request, _DONE.get(op, f"Done: {op.replace('_', ' ')}."))
+            if isinstance(result, HandoffTicket) and result.pk != ticket.pk:
+                target = reverse("admin:handoff_desk", args=[result.pk])
         except (HandoffError, NotFound, ValueError) as exc:
             messages.error(request, str(exc))
-    return HttpResponseRedirect(request.path)
+    return HttpResponseRedirect(target)
+
+
+def _conversation_facts(ticket: HandoffTicket) -> tuple[str, str]:
+    """The conversation's status and the language the bot last answered in."""
+    with tenant_context(ticket.tenant_id) as tid:
+        found = (
+            Conversation.objects.filter(tenant_id=tid, pk=ticket.conversation_id)
+            .values_list("status", "state__response_language")
+            .first()
+        )
+    return (str(found[0]), str(found[1] or "")) if found else ("", "")
+
+
+def actions_for(ticket: HandoffTicket, user_id: int, conversation_status: str) -> dict[str, bool]:
+    """Which controls the desk offers, from the ticket's state as it is now: an agent is
+    never shown a button whose operation would be refused."""
+    mine = ticket.status == TicketStatus.ASSIGNED and ticket.assigned_to_id == user_id
+    waiting = ticket.status == TicketStatus.OPEN
+    return {
+        "reply": mine or waiting,  # replying to a waiting customer claims the ticket
+        "claim": waiting,
+        "manage": mine,  # back to queue, hand back, resolve, close
+        "reopen": ticket.status == TicketStatus.RESOLVED
+        and conversation_status == Conversation.Status.AI_ACTIVE,
+    }
+
+
+def desk_context(request: HttpRequest, ticket: HandoffTicket) -> dict[str, Any]:
+    tenant_id = ticket.tenant_id
+    user_id = actor_id(request.user)
+    status, language = _conversation_facts(ticket)
+    return {
+        "ticket": ticket,
+        "conversation_status": status,
+        "bubbles": inbox.thread(tenant_id, ticket.conversation_id),
+        "card": inbox.customer_card(tenant_id, ticket.customer_id, language),
+        "info": ticket.context,
+        "canned_data": [
+            {"name": slugify(r.title), "title": r.title, "body": r.body}
+            for r in queries.canned_replies(tenant_id)
+        ],
+        "can": actions_for(ticket, user_id, status),
+        "presence": queries.presence_of(tenant_id, user_id),
+        "version": inbox.version(tenant_id, user_id, ticket.conversation_id),
+    }
 
 
 def render_desk(request: HttpRequest, ticket: HandoffTicket, base: dict[str, Any]) -> HttpResponse:
-    tenant_id = ticket.tenant_id
     context = {
         **base,
-        "title": f"Ticket {ticket.pk}: {ticket.get_category_display()}",
-        "ticket": ticket,
-        "info": ticket.context,
-        "events": queries.events(tenant_id, ticket.pk),
-        "transcript": queries.transcript(tenant_id, ticket.conversation_id),
-        "canned": queries.canned_replies(tenant_id),
-        "mine": ticket.assigned_to_id == request.user.pk,
-        "presence": queries.presence_of(tenant_id, actor_id(request.user)),
+        **desk_context(request, ticket),
+        "title": f"{ticket.customer} · {ticket.get_category_display()}",
     }
     return TemplateResponse(request, "admin/handoff/desk.html", context)
+
+
+def live(request: HttpRequest) -> HttpResponse:
+    """The inbox poll: counts and a version; 304 when the agent's version is current.
+
+    Cheap on purpose (a few indexed reads, no rendering): every open admin page asks
+    every couple of seconds, on the same sync workers that answer Twilio's webhooks.
+    The poll also carries whether the agent is active, so presence follows the desk."""
+    tenant_id = request_tenant_id(request)
+    if tenant_id is None:
+        return JsonResponse({"error": "no tenant"}, status=404)
+    user_id = actor_id(request.user)
+    presence = desk.follow_activity(tenant_id, user_id, active=request.GET.get("active") == "1")
+    conversation = request.GET.get("conversation", "")
+    conversation_id = int(conversation) if conversation.isdigit() else None
+    version = inbox.version(tenant_id, user_id, conversation_id)
+    etag = f'"{version}"'
+    if request.headers.get("If-None-Match") == etag:
+        response = HttpResponse(status=304)
+    else:
+        counts = inbox.counts(tenant_id, user_id)
+        response = JsonResponse(
+            {"version": version, "presence": presence, **counts.__dict__},
+        )
+    response["ETag"] = etag
+    return response

@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from tulia.conversations.models import Conversation
+from tulia.handoff.names import public_name
 from tulia.text import say
 from tulia.whatsapp.outbound import queue_reply
 
@@ -38,8 +39,9 @@ def announce(conversation: Conversation, notice: Notice, agent_id: int | None = 
     """Queue the notice in the caller's transaction; False when outside the window."""
     if not in_window(conversation):
         return False
-    agent = get_user_model().objects.filter(pk=agent_id).first() if agent_id else None
-    name = (agent.get_short_name() or agent.get_username()) if agent else ""
+    users = get_user_model().objects.select_related("tenant_membership")
+    agent = users.filter(pk=agent_id).first() if agent_id else None
+    name = public_name(agent)  # never the login: customers see the display name
     language = str((conversation.state or {}).get("response_language") or "en")
     body = notice_text(notice, language, name)
     queue_reply(conversation.tenant_id, conversation.pk, [body], f"handoff-{notice.value}")

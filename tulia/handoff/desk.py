@@ -18,7 +18,13 @@ from tulia.conversations.models import Conversation
 from tulia.handoff.announce import Notice, announce
 from tulia.handoff.errors import AlreadyClaimed, NotStaff, NotYourTicket
 from tulia.handoff.lifecycle import Move, transition
-from tulia.handoff.models import AgentPresence, HandoffTicket, TicketEvent, TicketStatus
+from tulia.handoff.models import (
+    OPEN_TICKET_STATUSES,
+    AgentPresence,
+    HandoffTicket,
+    TicketEvent,
+    TicketStatus,
+)
 from tulia.whatsapp.outbound import queue_reply
 from tulia.whatsapp.purposes import AGENT_REPLY
 
@@ -102,6 +108,46 @@ def reply(
         return ids
 
 
+def reply_claiming(
+    tenant_id: UUID | str, ticket_id: int, agent_id: int, body: str, request_id: str
+) -> list[int]:
+    """Type and send: replying to a waiting customer claims their ticket first."""
+    if not body.strip():
+        raise ValueError("a reply cannot be empty")
+    with tenant_context(tenant_id) as tid:
+        if _ticket(tid, ticket_id).status == TicketStatus.OPEN:
+            claim(tid, ticket_id, agent_id)
+        return reply(tid, ticket_id, agent_id, body, request_id)
+
+
+def reopen(tenant_id: UUID | str, ticket_id: int, agent_id: int) -> HandoffTicket:
+    """Take a handed-back conversation over again: a new ticket, already this agent's.
+
+    Only while the bot has the conversation (after a hand-back); a resolved or closed
+    conversation ends there and the customer's next message starts a new one."""
+    with tenant_context(tenant_id) as tid:
+        _require_staff(tid, agent_id)
+        old = _ticket(tid, ticket_id)
+        if old.status != TicketStatus.RESOLVED:
+            raise AlreadyClaimed("this ticket is still open; claim it instead")
+        newer = HandoffTicket.objects.filter(
+            tenant_id=tid, conversation_id=old.conversation_id, status__in=OPEN_TICKET_STATUSES
+        ).first()
+        if newer is not None:
+            raise AlreadyClaimed(f"this conversation is on ticket {newer.pk} now")
+        transition(tid, old.conversation_id, Move.CLAIM)
+        now = timezone.now()
+        ticket = HandoffTicket.objects.create(
+            tenant_id=tid, conversation_id=old.conversation_id, customer_id=old.customer_id,
+            category=old.category, priority=old.priority, reason=f"reopened from ticket {old.pk}",
+            status=TicketStatus.ASSIGNED, context=old.context, assigned_to_id=agent_id,
+            assigned_at=now,
+        )  # fmt: skip
+        _log(ticket, TicketEvent.Kind.CLAIMED, agent_id, f"reopened ticket {old.pk}")
+        announce(_conversation(tid, ticket), Notice.JOINED, agent_id)
+        return ticket
+
+
 def add_note(tenant_id: UUID | str, ticket_id: int, author_id: int, body: str) -> TicketEvent:
     """An internal note: visible to staff only, never sent to the customer."""
     text = body.strip()
@@ -153,6 +199,30 @@ def resolve(tenant_id: UUID | str, ticket_id: int, agent_id: int, *, close: bool
         else (Move.RESOLVE, TicketEvent.Kind.RESOLVED)
     )
     return _finish(tenant_id, ticket_id, agent_id, move, kind)
+
+
+def set_display_name(tenant_id: UUID | str, user_id: int, name: str) -> None:
+    """The name customers read when this person joins their chat."""
+    cleaned = " ".join(name.split())[:60]
+    with tenant_context(tenant_id) as tid:
+        _require_staff(tid, user_id)
+        TenantMembership.objects.filter(tenant_id=tid, user_id=user_id).update(display_name=cleaned)
+
+
+def follow_activity(tenant_id: UUID | str, user_id: int, *, active: bool) -> str:
+    """Presence follows the desk: someone using it is online, someone idle is away.
+
+    One UPDATE that touches no row when nothing changes, so every poll can call it."""
+    target = AgentPresence.Status.ONLINE if active else AgentPresence.Status.AWAY
+    with tenant_context(tenant_id) as tid:
+        rows = AgentPresence.objects.filter(tenant_id=tid, user_id=user_id)
+        changeable = rows.exclude(status=target)
+        if not active:  # idling never brings an offline agent back as "away"
+            changeable = changeable.filter(status=AgentPresence.Status.ONLINE)
+        if not changeable.update(status=target) and active and not rows.exists():
+            _require_staff(tid, user_id)
+            AgentPresence.objects.create(tenant_id=tid, user_id=user_id, status=target)
+        return str(rows.values_list("status", flat=True).first() or target)
 
 
 def set_presence(tenant_id: UUID | str, user_id: int, status: str) -> None:

@@ -32,6 +32,7 @@ from tulia.handoff.models import (
     TicketEvent,
     TicketStatus,
 )
+from tulia.handoff.names import public_name
 from tulia.handoff.policy import Assignment, Outcome, Presence, decide, estimated_wait
 from tulia.handoff.ticket_context import build_context
 
@@ -216,8 +217,8 @@ def _result(
     settings = tenant.handoff_settings
     agent_name = ""
     if assignment.agent_id is not None:
-        agent = get_user_model().objects.filter(pk=assignment.agent_id).first()
-        agent_name = (agent.get_short_name() or agent.get_username()) if agent else ""
+        users = get_user_model().objects.select_related("tenant_membership")
+        agent_name = public_name(users.filter(pk=assignment.agent_id).first())
     message = customer_message(
         assignment,
         language=language,
