@@ -11,7 +11,11 @@ run: install
 
 test: install lint typecheck migrations-check pytest
 
-install: $(STAMP)
+install: $(STAMP) /usr/bin/chromium
+
+# Pages people use are tested in Debian's Chromium (Playwright drives it; no browser download).
+/usr/bin/chromium:
+	apt-get update -qq && apt-get install -y -qq chromium
 
 $(STAMP): requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

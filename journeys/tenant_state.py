@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 from journeys.state import ConversationState, Lang
+from tulia.storefront.links import catalog_link
 
 if TYPE_CHECKING:
     from tenants.models import Customer, Tenant
@@ -25,7 +26,7 @@ def tenant_fields(tenant: Tenant) -> ConversationState:
         default_language=cast(Lang, tenant.default_language),
         allowed_languages=list(tenant.allowed_languages) or [tenant.default_language],
         max_chattiness_level=tenant.max_chattiness_level,
-        catalog_link_base=tenant.catalog_link_base or None,
+        catalog_link_base=catalog_link(tenant),
         payments_enabled=dict.fromkeys(tenant.payment_methods, True),
         compliance=compliance,
         handoff=tenant.handoff_settings.model_dump(mode="json"),

@@ -40,7 +40,8 @@ SHOPS = [
             "default_language": "en",
             "allowed_languages": ["en", "sw", "sheng"],
             "max_chattiness_level": 2,
-            "catalog_link_base": "https://kicks-nairobi.tulia.shop/catalog",
+            # No website of its own: the bot links the hosted page, /shop/kicks-nairobi/.
+            "catalog_link_base": "",
             "payment_methods": ["mpesa_stk", "mpesa_c2b", "pesapal_card"],
             "timezone": "Africa/Nairobi",
             "handoff": {
@@ -66,7 +67,7 @@ SHOPS = [
             "default_language": "sw",
             "allowed_languages": ["sw", "en", "sheng"],
             "max_chattiness_level": 1,
-            "catalog_link_base": "https://mama-mboga.tulia.shop/bidhaa",
+            "catalog_link_base": "",
             "payment_methods": ["mpesa_stk", "mpesa_c2b"],
             "timezone": "Africa/Nairobi",
             "handoff": {

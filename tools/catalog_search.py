@@ -10,6 +10,7 @@ from tenants.accessors import get_tenant
 from tools.contract import Tool, ToolInput, ToolOutput
 from tulia.commerce.models import CatalogItem, Variant
 from tulia.commerce.search import MAX_RESULTS, SearchFilters, search_catalog
+from tulia.storefront.links import catalog_link
 
 
 class CatalogSearchInput(ToolInput):
@@ -82,7 +83,7 @@ def run(data: CatalogSearchInput) -> CatalogSearchOutput:
         results=[_summary(hit.item, variants.get(hit.item.pk, [])) for hit in found.hits],
         total_estimate=found.total_estimate,
         confidence=found.confidence,
-        catalog_link=get_tenant(data.tenant_id).catalog_link_base,
+        catalog_link=catalog_link(get_tenant(data.tenant_id)),
     )
 
 

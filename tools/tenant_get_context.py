@@ -6,6 +6,7 @@ from typing import Any
 
 from tenants.accessors import get_tenant
 from tools.contract import Tool, ToolInput, ToolOutput
+from tulia.storefront.links import catalog_link
 
 
 class TenantGetContextInput(ToolInput):
@@ -41,7 +42,7 @@ def run(data: TenantGetContextInput) -> TenantGetContextOutput:
         default_language=tenant.default_language,
         allowed_languages=list(tenant.allowed_languages or [tenant.default_language]),
         max_chattiness_level=tenant.max_chattiness_level,
-        catalog_link_base=tenant.catalog_link_base,
+        catalog_link_base=catalog_link(tenant),
         payment_methods=list(tenant.payment_methods),
         timezone=tenant.timezone,
         escalation_rules=dict(tenant.escalation_rules),

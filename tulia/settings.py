@@ -95,6 +95,7 @@ INSTALLED_APPS = [
     "tulia.metering.apps.MeteringConfig",
     "tulia.handoff.apps.HandoffConfig",
     "tulia.returns.apps.ReturnsConfig",
+    "tulia.storefront.apps.StorefrontConfig",
 ]
 
 MIDDLEWARE = [

@@ -22,4 +22,5 @@ urlpatterns = [
     path("payments/", include("payments.urls")),
     path("api/v1/handoff/", include("tulia.handoff.api_urls")),
     path("api/v1/", include("tulia.api.urls")),
+    path("shop/", include("tulia.storefront.urls")),
 ]

@@ -71,14 +71,18 @@ def payment_help(turn: FlowTurn) -> FlowState:
     return status(turn) if turn.get("sales_step") == "paying" or told else confirm(turn)
 
 
-def select_item(turn: FlowTurn, item_id: int) -> FlowState:
+def select_item(turn: FlowTurn, item_id: int, *, variant_id: int | None = None) -> FlowState:
+    """`variant_id`: chosen on the shop page (its code); asked again if now sold out."""
     got = turn.tool("catalog_get_item", customer=False, item_id=item_id)
     if not got.ok:
-        return turn.reply(turn.say("tool_failed"))
+        # An item this shop does not have (a stale or foreign code) is no selection.
+        return turn.reply(turn.say("tool_failed" if got.broken else "code_unknown"))
     item = got.output
     if not item["in_stock"]:
         return turn.reply(turn.say("out_of_stock", item=item["name"]))
     pending = _pending(item, (turn.get("last_catalog_filters") or {}).get("size"))
+    if variant_id is not None:
+        pending = _preset(pending, variant_id)
     turn.set(pending_item=pending, selected_item_ids=[str(item_id)])  # ids as text (state schema)
     if pending["choices"] and pending["variant_id"] is None:
         return _ask_variant(turn, pending)
@@ -103,6 +107,13 @@ def _pending(item: dict[str, Any], size: str | None) -> dict[str, Any]:
         "variant_id": preset[0]["variant_id"] if preset else None,
         "variant_label": preset[0]["label"] if preset else None,
     }
+
+
+def _preset(pending: dict[str, Any], variant_id: int) -> dict[str, Any]:
+    """The named variant when it is one of the in-stock choices, else none chosen."""
+    chosen = [c for c in pending["choices"] if c["variant_id"] == variant_id]
+    label = chosen[0]["label"] if chosen else None
+    return {**pending, "variant_id": variant_id if chosen else None, "variant_label": label}
 
 
 def _varying_attribute(variants: list[dict[str, Any]]) -> str:

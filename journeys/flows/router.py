@@ -5,7 +5,7 @@ from __future__ import annotations
 from journeys.flows import lexicon, parse
 from journeys.flows.clarify import confirms_clarification
 from journeys.flows.escalation import needs_handoff_after, rules
-from journeys.flows.sales import answers_step
+from journeys.flows.sales import answers_step, picks_by_code
 from journeys.flows.state import FlowState
 from journeys.nodes.routing import route
 
@@ -26,7 +26,7 @@ def after_governance(state: FlowState) -> str:
         return "escalate"
     if confirms_clarification(state):
         return "recall"
-    if answers_step(state) or wants_catalog(state):
+    if answers_step(state) or wants_catalog(state) or picks_by_code(state):
         return "sales"
     base = route(state)
     if base == "handoff":

@@ -19,6 +19,7 @@ from journeys.llm.gateway import LLMGateway
 from journeys.nodes import responses
 from journeys.nodes.deps import EngineDeps
 from journeys.templates.text_nodes import MAX_OPTIONS, OptionFact, catalog_present_options
+from tulia.storefront.codes import find_code
 
 MANY_MATCHES = 50
 LOW_CONFIDENCE = 0.5
@@ -55,8 +56,15 @@ def answers_step(state: FlowState) -> bool:
     return checkout.answers_step(state, step, text)
 
 
+def picks_by_code(state: FlowState) -> bool:
+    """A product code from the shop page ("… #P12V34"): the customer's own selection."""
+    return find_code(state.get("inbound_text", "")) is not None
+
+
 def route(state: FlowState) -> str:
     """Which step of the sale this message is for (the subgraph's conditional edge)."""
+    if picks_by_code(state):
+        return "pick"
     step = state.get("sales_step")
     if step and parse.short_answer(state.get("inbound_text", ""), lexicon.CONTINUE, 5):
         return "represent" if step == "choose" else "reprompt"
@@ -99,7 +107,18 @@ def payment_help_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> Fl
     return checkout.payment_help(_turn(state, ctx))
 
 
+def pick_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    """The item (and variant) the code names, selected explicitly (Property 5): straight
+    on to its variant or quantity question, with nothing searched or guessed."""
+    turn = _turn(state, ctx)
+    code = find_code(turn.text)
+    assert code is not None  # route() sent the message here for its code
+    turn.set(rejections=0, last_catalog_filters={}, journey_step="sales.pick")
+    return checkout.select_item(turn, code.item_id, variant_id=code.variant_id)
+
+
 STEPS = {
+    "pick": pick_step,
     "discover": discover_step,
     "choose": choose_step,
     "checkout": checkout_step,

@@ -275,23 +275,29 @@ def confidence(top: Hit | None) -> float:
     return round(0.5 * semantic + (0.5 if top.text_match else 0.0), 2)
 
 
-def _browse(items: QuerySet[CatalogItem]) -> SearchResult:
-    browse = list(items.select_related("category").order_by("name", "id")[:MAX_RESULTS])
+def _browse(items: QuerySet[CatalogItem], limit: int) -> SearchResult:
+    browse = list(items.select_related("category").order_by("name", "id")[:limit])
     hits = [Hit(item, 0.0, False, 0.0) for item in browse]
     return SearchResult(hits, items[:ESTIMATE_CAP].count(), 0.5 if hits else 0.0)
 
 
 def search_catalog(
-    tenant_id: UUID | str, query: str, filters: SearchFilters | None = None
+    tenant_id: UUID | str,
+    query: str,
+    filters: SearchFilters | None = None,
+    *,
+    limit: int = MAX_RESULTS,
 ) -> SearchResult:
+    """`limit`: six for a chat message; the shop page shows more (at most CANDIDATES)."""
+    limit = max(1, min(limit, CANDIDATES))
     groups = expand_groups(query)
     with tenant_scope(tenant_id) as tid:  # the catalog_search tool is already inside it
         items = _filtered(tid, filters or SearchFilters())
         if not groups:
-            return _browse(items)
+            return _browse(items, limit)
         found = _candidates(tid, items, groups)
         scores = _fuse(found.text_ids, found.vector_hits)
-        best = sorted(scores, key=lambda pk: (-scores[pk], pk))[:MAX_RESULTS]
+        best = sorted(scores, key=lambda pk: (-scores[pk], pk))[:limit]
         loaded = _load(best)
         similarity = dict(found.vector_hits)
         in_text = set(found.text_ids)

@@ -1,0 +1,111 @@
+"""The code from the shop page, sent through the real signed webhook, is the customer's
+explicit selection: the bot goes straight to that variant's quantity, then the total."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from django.test import Client
+
+from tenants.context import tenant_context
+from tenants.models import Tenant
+from tenants.services import update_tenant
+from tests.flows.chat import start_webhook_chat
+from tulia.commerce.models import CatalogItem, Variant
+from tulia.storefront.models import SourceVisits
+
+pytestmark = pytest.mark.django_db
+
+
+def _ids(tenant: Tenant, name: str, size: str | None = None) -> tuple[int, int | None]:
+    with tenant_context(tenant.id) as tid:
+        item = CatalogItem.objects.get(tenant_id=tid, name=name)
+        if size is None:
+            return item.pk, None
+        return item.pk, Variant.objects.get(tenant_id=tid, item=item, attributes__size=size).pk
+
+
+def _order_text(client: Client, slug: str, item_id: int, variant_id: int | None) -> str:
+    params = {"v": str(variant_id)} if variant_id else {}
+    location = client.get(f"/shop/{slug}/p/{item_id}/order/", params)["Location"]
+    return parse_qs(urlparse(location).query)["text"][0]
+
+
+def test_a_variant_code_goes_to_quantity_then_the_total(client: Client, stk_only_shop) -> None:
+    item_id, size42 = _ids(stk_only_shop, "Air Runner Black", "42")
+    chat = start_webhook_chat(stk_only_shop)
+    reply = chat.send(_order_text(client, "kicks", item_id, size42))
+    assert "Air Runner Black (42)" in reply
+    assert chat.state["sales_step"] == "quantity"
+    assert chat.state["pending_item"]["variant_id"] == size42
+    total = chat.send("2")
+    assert "KES 9,000" in total
+    assert chat.state["sales_step"] == "confirm"
+
+
+def test_an_item_code_with_sizes_asks_which_size(stk_only_shop) -> None:
+    item_id, _ = _ids(stk_only_shop, "Air Runner Black")
+    chat = start_webhook_chat(stk_only_shop)
+    reply = chat.send(f"Hi! I'd like this #P{item_id}")
+    assert chat.state["sales_step"] == "variant"
+    assert "41" in reply
+    assert "43" not in reply  # sold out
+
+
+def test_a_sold_out_size_code_asks_again_never_guesses(stk_only_shop) -> None:
+    item_id, size43 = _ids(stk_only_shop, "Air Runner Black", "43")
+    chat = start_webhook_chat(stk_only_shop)
+    chat.send(f"#P{item_id}V{size43}")
+    assert chat.state["sales_step"] == "variant"
+    assert chat.state["pending_item"]["variant_id"] is None
+
+
+def test_the_swahili_grocer_code_goes_to_quantity(client: Client, mboga) -> None:
+    item_id, _ = _ids(mboga, "Sukuma Wiki Fresh")
+    chat = start_webhook_chat(mboga)
+    text = _order_text(client, "mama-mboga", item_id, None)
+    assert text.startswith("Habari Mama Mboga!")
+    reply = chat.send(text)
+    assert "Sukuma Wiki Fresh" in reply
+    assert chat.state["sales_step"] == "quantity"
+    assert chat.state["response_language"] == "sw"
+
+
+def test_another_shops_code_selects_nothing(stk_only_shop, mboga) -> None:
+    theirs, _ = _ids(mboga, "Sukuma Wiki Fresh")
+    chat = start_webhook_chat(stk_only_shop)
+    reply = chat.send(f"Hi! I'd like Sukuma Wiki Fresh #P{theirs}")
+    assert "Sukuma" not in reply
+    assert chat.state.get("sales_step") in (None, "")
+    assert not chat.state.get("pending_item")
+
+
+def test_the_bots_catalog_link_is_the_hosted_page_with_a_clean_query(
+    client: Client, stk_only_shop: Tenant, settings: Any
+) -> None:
+    update_tenant(stk_only_shop, catalog_link_base="")  # no website of its own
+    chat = start_webhook_chat(stk_only_shop)
+    chat.send("I want sneakers")
+    chat.send("none of these")
+    reply = chat.send("something else")
+    link = re.search(r"https?://\S+", reply)
+    assert link is not None, reply
+    url = urlparse(link[0])
+    assert f"{url.scheme}://{url.netloc}" == settings.PUBLIC_BASE_URL
+    assert url.path == "/shop/kicks/"
+    assert parse_qs(url.query) == {"src": ["chat"], "q": ["sneakers"]}
+    # Following it lists the items and counts a visit brought by the chat.
+    page = client.get(url.path, parse_qs(url.query)).content.decode()
+    assert "Air Runner Black" in page
+    with tenant_context(stk_only_shop.id) as tid:
+        assert SourceVisits.objects.get(tenant_id=tid, source="chat").visits == 1
+
+
+def test_a_shops_own_website_stays_its_catalog_link(stk_only_shop: Tenant) -> None:
+    chat = start_webhook_chat(stk_only_shop)
+    reply = chat.send("see all")
+    assert "https://kicks.example.shop/catalog?q=" in reply
+    assert "/shop/kicks/" not in reply
