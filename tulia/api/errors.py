@@ -12,12 +12,21 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
+from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from tulia.observability.tracing import current_request_id
 
 API_PREFIX = "/api/"
+
+
+class Conflict(APIException):
+    """A domain refusal (e.g. an order step its status does not allow): 409, same shape."""
+
+    status_code = 409
+    default_detail = "The resource's current state does not allow this."
+    default_code = "conflict"
 
 
 def _request_id(request: HttpRequest | None = None) -> str:
