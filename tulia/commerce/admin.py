@@ -79,18 +79,21 @@ class CatalogItemAdmin(TenantScopedAdmin):
             gone.delete()
 
 
-class OrderLineInline(ScopedInline):
-    model = OrderLine
-    fields = ("name", "sku", "unit_price", "quantity", "line_total")
-    readonly_fields = fields
+class ReadOnlyInline(ScopedInline):
     can_delete = False
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 
-class StatusInline(OrderLineInline):
-    model = OrderStatusEvent  # type: ignore[assignment]
+class OrderLineInline(ReadOnlyInline):
+    model = OrderLine
+    fields = ("name", "sku", "unit_price", "quantity", "line_total")
+    readonly_fields = fields
+
+
+class StatusInline(ReadOnlyInline):
+    model = OrderStatusEvent
     fields = ("created_at", "from_status", "to_status", "actor", "reason", "payment_reference")
     readonly_fields = fields
 

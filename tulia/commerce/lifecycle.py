@@ -45,7 +45,7 @@ STAFF_MOVES = (
 )
 # The gate's purpose per step; "packed" has no template, so outside the 24-hour
 # window it is recorded as not sent (the next step's message carries the news).
-PURPOSE_BY_STATUS = {
+PURPOSE_BY_STATUS: dict[str, str] = {
     OrderStatus.CONFIRMED: purposes.ORDER_CONFIRMED,
     OrderStatus.PACKED: "order_packed",
     OrderStatus.SHIPPED: purposes.ORDER_SHIPPED,

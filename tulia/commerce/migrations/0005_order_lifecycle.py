@@ -16,46 +16,83 @@ UPDATE commerce_orderstatusevent SET from_status = 'delivered' WHERE from_status
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('commerce', '0004_fulltext_no_pending_list'),
+        ("commerce", "0004_fulltext_no_pending_list"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='order',
-            name='delivered_at',
+            model_name="order",
+            name="delivered_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='order',
-            name='refund_due',
+            model_name="order",
+            name="refund_due",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='order',
-            name='tracking_note',
+            model_name="order",
+            name="tracking_note",
             field=models.CharField(blank=True, max_length=200),
         ),
         migrations.AddField(
-            model_name='orderstatusevent',
-            name='actor',
+            model_name="orderstatusevent",
+            name="actor",
             field=models.CharField(blank=True, max_length=80),
         ),
         migrations.AlterField(
-            model_name='order',
-            name='status',
-            field=models.CharField(choices=[('draft', 'Draft'), ('pending_payment', 'Pending Payment'), ('paid', 'Paid'), ('confirmed', 'Confirmed'), ('packed', 'Packed'), ('shipped', 'Shipped'), ('delivered', 'Delivered'), ('cancelled', 'Cancelled')], default='draft', max_length=16),
+            model_name="order",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("draft", "Draft"),
+                    ("pending_payment", "Pending Payment"),
+                    ("paid", "Paid"),
+                    ("confirmed", "Confirmed"),
+                    ("packed", "Packed"),
+                    ("shipped", "Shipped"),
+                    ("delivered", "Delivered"),
+                    ("cancelled", "Cancelled"),
+                ],
+                default="draft",
+                max_length=16,
+            ),
         ),
         migrations.AlterField(
-            model_name='orderstatusevent',
-            name='from_status',
-            field=models.CharField(blank=True, choices=[('draft', 'Draft'), ('pending_payment', 'Pending Payment'), ('paid', 'Paid'), ('confirmed', 'Confirmed'), ('packed', 'Packed'), ('shipped', 'Shipped'), ('delivered', 'Delivered'), ('cancelled', 'Cancelled')], max_length=16),
+            model_name="orderstatusevent",
+            name="from_status",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("draft", "Draft"),
+                    ("pending_payment", "Pending Payment"),
+                    ("paid", "Paid"),
+                    ("confirmed", "Confirmed"),
+                    ("packed", "Packed"),
+                    ("shipped", "Shipped"),
+                    ("delivered", "Delivered"),
+                    ("cancelled", "Cancelled"),
+                ],
+                max_length=16,
+            ),
         ),
         migrations.AlterField(
-            model_name='orderstatusevent',
-            name='to_status',
-            field=models.CharField(choices=[('draft', 'Draft'), ('pending_payment', 'Pending Payment'), ('paid', 'Paid'), ('confirmed', 'Confirmed'), ('packed', 'Packed'), ('shipped', 'Shipped'), ('delivered', 'Delivered'), ('cancelled', 'Cancelled')], max_length=16),
+            model_name="orderstatusevent",
+            name="to_status",
+            field=models.CharField(
+                choices=[
+                    ("draft", "Draft"),
+                    ("pending_payment", "Pending Payment"),
+                    ("paid", "Paid"),
+                    ("confirmed", "Confirmed"),
+                    ("packed", "Packed"),
+                    ("shipped", "Shipped"),
+                    ("delivered", "Delivered"),
+                    ("cancelled", "Cancelled"),
+                ],
+                max_length=16,
+            ),
         ),
         migrations.RunSQL(FULFILLED_TO_DELIVERED, migrations.RunSQL.noop),
     ]
