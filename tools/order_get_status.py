@@ -33,6 +33,10 @@ class OrderGetStatusOutput(ToolOutput):
     order: OrderOut
     paid: bool
     paid_at: datetime | None
+    # The latest step and when it happened, and the rider/courier note once shipped
+    # ("where is my order?" answers from these).
+    status_at: datetime | None
+    tracking_note: str | None
     history: list[StatusChange]
 
 
@@ -53,6 +57,8 @@ def run(data: OrderGetStatusInput) -> OrderGetStatusOutput:
         order=order_out(order),
         paid=order.paid_at is not None,
         paid_at=order.paid_at,
+        status_at=history[-1].at if history else None,
+        tracking_note=order.tracking_note or None,
         history=history,
     )
 

@@ -21,7 +21,10 @@ ORDER_STATUS_WORDS = {
     "draft": "draft",
     "pending_payment": "pending",
     "paid": "paid",
-    "fulfilled": "shipped",
+    "confirmed": "confirmed",
+    "packed": "packed",
+    "shipped": "shipped",
+    "delivered": "delivered",
     "cancelled": "cancelled",
 }
 

@@ -1,12 +1,17 @@
 """Orders journey: where an order stands and whether its payment arrived.
 
 Both answers are read from order_get_status (the payment from the order's record,
-Property 7). The order is the one named in the message, else the one from this
-conversation; without either the bot asks for the reference. Return and refund
-requests never reach here: `escalation` opens a ticket for them.
+Property 7), with the time of the latest lifecycle step and the shipping note. The
+order is the one named in the message, else the one from this conversation; without
+either the bot asks for the reference. Return and refund requests never reach here:
+`escalation` opens a ticket for them.
 """
 
 from __future__ import annotations
+
+from datetime import datetime
+
+from django.utils import timezone
 
 from journeys.context import RunContext
 from journeys.flows import outcome, parse
@@ -14,6 +19,7 @@ from journeys.flows.common import ORDER_STATUS_WORDS, FlowTurn
 from journeys.flows.state import FlowState
 from journeys.nodes.deps import EngineDeps
 from journeys.templates.text_nodes import order_status_response
+from tulia.text import label as text_label
 
 REFERENCE_EXAMPLE = "AB-CD2345"
 
@@ -74,4 +80,17 @@ def _report(turn: FlowTurn, status: dict[str, object]) -> FlowState:
         order_status=ORDER_STATUS_WORDS.get(str(order["status"]), "unknown"),
         payment_status=paid,
     )
-    return turn.reply(text)
+    return turn.reply(" ".join([text, *_progress(turn.language, status)]))
+
+
+def _progress(language: str, status: dict[str, object]) -> list[str]:
+    """When the latest step happened, and the rider/courier note once shipped."""
+    lines = []
+    if status.get("status_at"):
+        when = timezone.localtime(datetime.fromisoformat(str(status["status_at"])))
+        since = text_label("reply.order_update", "since", language)
+        lines.append(since.format(when=when.strftime("%d %b %H:%M")))
+    if status.get("tracking_note"):
+        note = str(status["tracking_note"])
+        lines.append(text_label("reply.order_update", "tracking", language).format(note=note))
+    return lines

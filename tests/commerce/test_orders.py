@@ -12,9 +12,9 @@ from tenants.errors import NotFound
 from tests.commerce import factories as f
 from tulia.commerce.checkout import LineRequest, create_order
 from tulia.commerce.errors import InvalidOrderLine, OrderStateError, OutOfStock, PaymentConflict
+from tulia.commerce.lifecycle import move_order
 from tulia.commerce.models import CatalogItem, Order, OrderStatus, Variant
 from tulia.commerce.orders import (
-    cancel_order,
     get_order,
     mark_order_paid,
     mark_order_payment_pending,
@@ -80,7 +80,7 @@ def test_second_different_payment_is_a_conflict(tenant, stranger) -> None:
 
 def test_cancelled_order_cannot_be_paid(tenant, stranger) -> None:
     order = _order(tenant)
-    cancel_order(tenant.id, order.pk, reason="customer changed mind")
+    move_order(tenant.id, order.pk, "cancelled", actor="customer", note="changed mind")
     with pytest.raises(OrderStateError):
         mark_order_paid(tenant.id, order.pk, payment_reference="QK12ABC")
 

@@ -72,7 +72,7 @@ def make_order(
     category: str = "shoes",
     item_attributes: dict[str, Any] | None = None,
 ) -> Any:
-    """An order of one line for the conversation's customer, fulfilled N days ago."""
+    """An order of one line for the conversation's customer, delivered N days ago."""
     from decimal import Decimal
 
     from tulia.commerce.models import CatalogItem, Category, Order, OrderLine, OrderStatusEvent
@@ -93,7 +93,7 @@ def make_order(
             tenant_id=tid,
             customer_id=conversation.customer_id,
             reference=reference,
-            status="fulfilled" if delivered_days_ago is not None else "paid",
+            status="delivered" if delivered_days_ago is not None else "paid",
             subtotal=Decimal("4500"),
             total=Decimal("4500"),
         )
@@ -109,7 +109,7 @@ def make_order(
         )
         if delivered_days_ago is not None:
             event = OrderStatusEvent.objects.create(
-                tenant_id=tid, order=order, from_status="paid", to_status="fulfilled"
+                tenant_id=tid, order=order, from_status="shipped", to_status="delivered"
             )
             OrderStatusEvent.objects.filter(pk=event.pk).update(
                 created_at=timezone.now() - timedelta(days=delivered_days_ago)

@@ -22,21 +22,27 @@ from tulia.observability.tracing import current_request_id
 API_PREFIX = "/api/"
 
 
+class Conflict(APIException):
+    """A domain refusal (e.g. an order step its status does not allow): 409, same shape."""
+
+    status_code = 409
+    default_detail = "The resource's current state does not allow this."
+    default_code = "conflict"
+
+
 def _request_id(request: HttpRequest | None = None) -> str:
     return getattr(request, "request_id", None) or current_request_id() or ""
 
 
-class Conflict(APIException):
-    status_code = 409
+class UniqueConflict(Conflict):
     default_detail = "A value you sent is already in use (it must be unique); change it."
-    default_code = "conflict"
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, IntegrityError):
         # A unique value held by another shop: RLS hides that row from the serializer's
         # own unique check, so the database is the one to say no. Say nothing of whose.
-        exc = Conflict()
+        exc = UniqueConflict()
     response = drf_exception_handler(exc, context)
     if response is None:
         return None  # unhandled: Django's 500 (JSON under /api/, see server_error)

@@ -8,6 +8,7 @@ from typing import Any
 from django.utils.text import slugify
 from rest_framework import serializers
 
+from tulia.commerce.lifecycle import STAFF_MOVES
 from tulia.commerce.models import CatalogItem, Category, Coupon, Offer, Order, OrderLine, Variant
 from tulia.commerce.models.money import validate_whole_shillings
 
@@ -88,12 +89,19 @@ class OrderSerializer(serializers.ModelSerializer[Order]):
         fields = [
             "id", "reference", "status", "customer_phone", "subtotal", "discount_total",
             "total", "currency", "coupon_code", "paid", "paid_at", "payment_reference",
-            "lines", "created_at", "updated_at",
+            "tracking_note", "delivered_at", "refund_due", "lines", "created_at", "updated_at",
         ]  # fmt: skip
         read_only_fields = fields
 
     def get_paid(self, order: Order) -> bool:
         return order.paid_at is not None
+
+
+class OrderMoveSerializer(serializers.Serializer[dict[str, str]]):
+    """One lifecycle step: the status to move to and an optional note (tracking, reason)."""
+
+    to = serializers.ChoiceField(choices=[str(status) for status in STAFF_MOVES])
+    note = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
 
 class OfferSerializer(serializers.ModelSerializer[Offer]):

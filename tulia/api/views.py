@@ -12,16 +12,20 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from tulia.api.authentication import TenantScoped
+from tulia.api.errors import Conflict
 from tulia.api.serializers import (
     CatalogItemSerializer,
     ImportReportSerializer,
     ImportRequestSerializer,
     OfferSerializer,
+    OrderMoveSerializer,
     OrderSerializer,
 )
+from tulia.commerce.errors import OrderStateError
 from tulia.commerce.import_rows import FileError
 from tulia.commerce.importer import import_catalog
 from tulia.commerce.indexing import schedule_indexing
+from tulia.commerce.lifecycle import move_order
 from tulia.commerce.models import CatalogItem, Offer, Order
 
 
@@ -87,6 +91,27 @@ class OrderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TenantViewS
         if wanted:
             orders = orders.filter(status=wanted)
         return orders.select_related("customer", "coupon").prefetch_related("lines").order_by("-id")
+
+    @extend_schema(
+        request=OrderMoveSerializer,
+        responses={200: OrderSerializer, 404: None, 409: None},
+        description="Move the order one lifecycle step (confirmed, packed, shipped with a "
+        "tracking note, delivered, cancelled); the customer is told on WhatsApp. "
+        "409 when the order's current status does not allow that step.",
+    )
+    @action(detail=True, methods=["post"])
+    def move(self, request: Request, pk: str | None = None) -> Response:
+        order = self.get_object()  # another tenant's order is a 404, like an absent one
+        incoming = OrderMoveSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        data = incoming.validated_data
+        try:
+            moved = move_order(
+                self.tenant_id(), order.pk, data["to"], actor=str(request.user), note=data["note"]
+            )
+        except OrderStateError as exc:
+            raise Conflict(str(exc), exc.code) from exc
+        return Response(self.get_serializer(self.get_queryset().get(pk=moved.pk)).data)
 
 
 class OfferViewSet(

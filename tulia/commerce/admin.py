@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
 from django.utils import timezone
@@ -16,6 +18,8 @@ from tenants.admin_scoping import TenantScopedAdmin, request_tenant_id
 from tenants.roles import role_action
 from tulia.api.keys import issue_key
 from tulia.commerce.admin_import import import_view
+from tulia.commerce.errors import OrderStateError
+from tulia.commerce.lifecycle import STAFF_MOVES, move_order
 from tulia.commerce.models import (
     ApiKey,
     CatalogItem,
@@ -27,6 +31,7 @@ from tulia.commerce.models import (
     OrderStatusEvent,
     Variant,
 )
+from tulia.commerce.orders import ALLOWED_TRANSITIONS
 
 
 class ScopedInline(admin.TabularInline):
@@ -76,36 +81,83 @@ class CatalogItemAdmin(TenantScopedAdmin):
             gone.delete()
 
 
-class OrderLineInline(ScopedInline):
-    model = OrderLine
-    fields = ("name", "sku", "unit_price", "quantity", "line_total")
-    readonly_fields = fields
+class ReadOnlyInline(ScopedInline):
     can_delete = False
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 
-class StatusInline(OrderLineInline):
-    model = OrderStatusEvent  # type: ignore[assignment]
-    fields = ("created_at", "from_status", "to_status", "reason", "payment_reference")
+class OrderLineInline(ReadOnlyInline):
+    model = OrderLine
+    fields = ("name", "sku", "unit_price", "quantity", "line_total")
+    readonly_fields = fields
+
+
+class StatusInline(ReadOnlyInline):
+    model = OrderStatusEvent
+    fields = ("created_at", "from_status", "to_status", "actor", "reason", "payment_reference")
     readonly_fields = fields
 
 
 @admin.register(Order)
 class OrderAdmin(TenantScopedAdmin):
-    """Orders change through domain functions (payments, tools), not by hand."""
+    """Orders change through domain functions (payments, tools, the lifecycle buttons),
+    never by editing fields: every field is read-only, so "change" here means moving an
+    order one step, which owners and agents may do."""
 
-    list_display = ("reference", "customer", "status", "total", "created_at")
-    list_filter = ("status",)
+    agent_can_change = True
+    list_display = ("reference", "customer", "status", "total", "refund_due", "created_at")
+    list_filter = ("status", "refund_due")
     search_fields = ("reference", "customer__phone_e164", "payment_reference")
     inlines = [OrderLineInline, StatusInline]
+    change_form_template = "admin/commerce/order/change_form.html"
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         return [field.name for field in Order._meta.fields]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    def get_urls(self) -> list[URLPattern]:
+        move = path(
+            "<path:object_id>/move/<str:to_status>/",
+            self.admin_site.admin_view(self.move_view),
+            name="commerce_order_move",
+        )
+        return [move, *super().get_urls()]
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        order = self.get_object(request, object_id)
+        moves: list[str] = []
+        if order is not None and self.has_change_permission(request, order):
+            moves = [s for s in STAFF_MOVES if s in ALLOWED_TRANSITIONS[order.status]]
+        context = {**(extra_context or {}), "lifecycle_moves": moves}
+        return super().change_view(request, object_id, form_url, context)
+
+    def move_view(self, request: HttpRequest, object_id: str, to_status: str) -> HttpResponse:
+        """One click: POST moves the order (with the note typed beside the buttons)."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        order = self.get_object(request, object_id)  # None for another tenant's order
+        if order is None:
+            raise Http404("order not found")
+        if not self.has_change_permission(request, order):
+            raise PermissionDenied
+        actor = f"staff:{request.user.get_username()}"
+        note = str(request.POST.get("note", ""))
+        try:
+            move_order(order.tenant_id, order.pk, to_status, actor=actor, note=note)
+            self.message_user(request, f"Order {order.reference} is now {to_status}.")
+        except OrderStateError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+        return redirect("admin:commerce_order_change", order.pk)
 
 
 class CouponInline(ScopedInline):

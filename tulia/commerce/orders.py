@@ -1,4 +1,6 @@
-"""Order lookups and status changes; the payments app builds on these names.
+"""Order lookups and payment-side status changes; the payments app builds on these.
+
+Staff and customer moves after payment live in tulia.commerce.lifecycle.
 
 Every change locks the order row, checks the transition, and appends an
 OrderStatusEvent in the same transaction.
@@ -22,15 +24,25 @@ from tulia.commerce.models import CatalogItem, Order, OrderStatus, OrderStatusEv
 
 logger = logging.getLogger("tulia.commerce")
 
+# One step at a time, so the customer hears of each; cancelling stops at "shipped"
+# (goods on the road come back as a return, not a cancellation).
 ALLOWED_TRANSITIONS: dict[str, frozenset[str]] = {
     OrderStatus.DRAFT: frozenset(
         {OrderStatus.PENDING_PAYMENT, OrderStatus.PAID, OrderStatus.CANCELLED}
     ),
     OrderStatus.PENDING_PAYMENT: frozenset({OrderStatus.PAID, OrderStatus.CANCELLED}),
-    OrderStatus.PAID: frozenset({OrderStatus.FULFILLED}),
-    OrderStatus.FULFILLED: frozenset(),
+    OrderStatus.PAID: frozenset({OrderStatus.CONFIRMED, OrderStatus.CANCELLED}),
+    OrderStatus.CONFIRMED: frozenset({OrderStatus.PACKED, OrderStatus.CANCELLED}),
+    OrderStatus.PACKED: frozenset({OrderStatus.SHIPPED, OrderStatus.CANCELLED}),
+    OrderStatus.SHIPPED: frozenset({OrderStatus.DELIVERED}),
+    OrderStatus.DELIVERED: frozenset(),
     OrderStatus.CANCELLED: frozenset(),
 }
+# Statuses in which the goods have left stock (payment took them).
+STOCK_TAKEN = frozenset(
+    {OrderStatus.PAID, OrderStatus.CONFIRMED, OrderStatus.PACKED, OrderStatus.SHIPPED,
+     OrderStatus.DELIVERED}
+)  # fmt: skip
 
 
 def get_order(tenant_id: UUID | str, order_id: int) -> Order:
@@ -46,7 +58,7 @@ def get_order_by_reference(tenant_id: UUID | str, reference: str) -> Order:
     return order
 
 
-def _locked(tenant_id: UUID, order_id: int) -> Order:
+def locked_order(tenant_id: UUID, order_id: int) -> Order:
     try:
         return Order.objects.select_for_update().get(tenant_id=tenant_id, pk=order_id)
     except (Order.DoesNotExist, ValueError, TypeError) as exc:
@@ -54,7 +66,13 @@ def _locked(tenant_id: UUID, order_id: int) -> Order:
 
 
 def record_transition(
-    order: Order, to_status: str, *, reason: str = "", payment_reference: str = ""
+    order: Order,
+    to_status: str,
+    *,
+    reason: str = "",
+    payment_reference: str = "",
+    actor: str = "",
+    update_fields: tuple[str, ...] = (),
 ) -> None:
     """Move a locked order to `to_status` and append the history row."""
     if to_status not in ALLOWED_TRANSITIONS[order.status]:
@@ -66,15 +84,17 @@ def record_transition(
         to_status=to_status,
         reason=reason[:200],
         payment_reference=payment_reference[:64],
+        actor=actor[:80],
     )
     order.status = to_status
-    order.save(update_fields=["status", "payment_reference", "paid_at", "updated_at"])
+    fields = ["status", "payment_reference", "paid_at", "updated_at", *update_fields]
+    order.save(update_fields=fields)
 
 
 def mark_order_payment_pending(tenant_id: UUID | str, order_id: int) -> Order:
     """Draft -> pending_payment; already pending is a no-op (safe to call twice)."""
     with tenant_context(tenant_id) as tid:
-        order = _locked(tid, order_id)
+        order = locked_order(tid, order_id)
         if order.status != OrderStatus.PENDING_PAYMENT:
             record_transition(order, OrderStatus.PENDING_PAYMENT, reason="payment started")
         return order
@@ -86,8 +106,8 @@ def mark_order_paid(tenant_id: UUID | str, order_id: int, *, payment_reference: 
     if not payment_reference:
         raise ValueError("payment_reference is required")
     with tenant_context(tenant_id) as tid:
-        order = _locked(tid, order_id)
-        if order.status in (OrderStatus.PAID, OrderStatus.FULFILLED):
+        order = locked_order(tid, order_id)
+        if order.status in STOCK_TAKEN:
             if order.payment_reference == payment_reference:
                 return order
             logger.warning("second payment %s for order %s", payment_reference, order.reference)
@@ -95,7 +115,11 @@ def mark_order_paid(tenant_id: UUID | str, order_id: int, *, payment_reference: 
         order.payment_reference = payment_reference[:64]
         order.paid_at = timezone.now()
         record_transition(
-            order, OrderStatus.PAID, reason="payment confirmed", payment_reference=payment_reference
+            order,
+            OrderStatus.PAID,
+            reason="payment confirmed",
+            payment_reference=payment_reference,
+            actor="payments",
         )
         _take_stock(order)
         return order
@@ -113,20 +137,16 @@ def _take_stock(order: Order) -> None:
     refresh_search_text(order.tenant_id, [line.item_id for line in order.lines.all()])
 
 
-def mark_order_fulfilled(tenant_id: UUID | str, order_id: int) -> Order:
-    with tenant_context(tenant_id) as tid:
-        order = _locked(tid, order_id)
-        if order.status != OrderStatus.FULFILLED:
-            record_transition(order, OrderStatus.FULFILLED, reason="fulfilled")
-        return order
-
-
-def cancel_order(tenant_id: UUID | str, order_id: int, *, reason: str = "") -> Order:
-    with tenant_context(tenant_id) as tid:
-        order = _locked(tid, order_id)
-        if order.status != OrderStatus.CANCELLED:
-            record_transition(order, OrderStatus.CANCELLED, reason=reason or "cancelled")
-        return order
+def restock(order: Order) -> None:
+    """A cancelled order's goods go back on the shelf (what payment took, line by line)."""
+    for line in order.lines.all():
+        target = (
+            Variant.objects.filter(pk=line.variant_id)
+            if line.variant_id
+            else CatalogItem.objects.filter(pk=line.item_id)
+        )
+        target.update(stock=F("stock") + line.quantity)
+    refresh_search_text(order.tenant_id, [line.item_id for line in order.lines.all()])
 
 
 def order_history(tenant_id: UUID | str, order_id: int) -> list[OrderStatusEvent]:

@@ -1,8 +1,7 @@
 """Gathering the plain facts the pure eligibility function decides on.
 
-Commerce does not (yet) record delivery or per-item returnability as columns, so this
-reads them where they can be found: `Order.delivered_at` when present, else the time
-the order became fulfilled; item flags from the catalog item (`is_returnable`,
+Delivery comes from `Order.delivered_at` (set by tulia.commerce.lifecycle), else the
+time of the order's "delivered" event; item flags from the catalog item (`is_returnable`,
 `is_final_sale` or its attributes) and the tenant's policy lists.
 """
 
@@ -48,7 +47,7 @@ def delivered_at(order: Order) -> datetime | None:
         return explicit
     return (
         OrderStatusEvent.objects.filter(
-            tenant_id=order.tenant_id, order=order, to_status=OrderStatus.FULFILLED
+            tenant_id=order.tenant_id, order=order, to_status=OrderStatus.DELIVERED
         )
         .order_by("-created_at")
         .values_list("created_at", flat=True)

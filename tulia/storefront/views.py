@@ -18,7 +18,6 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_GET
-from journeys.templates.library import format_money
 
 from tenants.errors import NotFound
 from tulia.commerce.models import CatalogItem
@@ -27,6 +26,7 @@ from tulia.storefront.codes import ProductCode
 from tulia.storefront.links import shop_url, whatsapp_link
 from tulia.storefront.shops import Shop, ShopNotFound, open_shop
 from tulia.storefront.texts import words
+from tulia.text import format_money
 
 SOURCE_COOKIE = "tulia_src"
 PAGE_MAX_AGE = 60  # seconds a phone may reuse a page: prices and stock move slowly

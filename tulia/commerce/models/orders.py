@@ -17,7 +17,10 @@ class OrderStatus(models.TextChoices):
     DRAFT = "draft"
     PENDING_PAYMENT = "pending_payment"
     PAID = "paid"
-    FULFILLED = "fulfilled"
+    CONFIRMED = "confirmed"
+    PACKED = "packed"
+    SHIPPED = "shipped"
+    DELIVERED = "delivered"  # was "fulfilled" before the lifecycle (migration 0005)
     CANCELLED = "cancelled"
 
 
@@ -34,6 +37,12 @@ class Order(TenantOwnedModel):
     )
     payment_reference = models.CharField(max_length=64, blank=True)
     paid_at = models.DateTimeField(null=True, blank=True)
+    # Set by the lifecycle (tulia.commerce.lifecycle): the rider or courier note given
+    # when shipped, the moment of delivery (a return window starts there), and whether
+    # a cancelled order had been paid and so is owed a refund (refunds: issue 17 §4).
+    tracking_note = models.CharField(max_length=200, blank=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    refund_due = models.BooleanField(default=False)
     conversation_id = models.BigIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -88,7 +97,9 @@ class OrderStatusEvent(TenantOwnedModel):
     order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="history")
     from_status = models.CharField(max_length=16, choices=OrderStatus.choices, blank=True)
     to_status = models.CharField(max_length=16, choices=OrderStatus.choices)
-    reason = models.CharField(max_length=200, blank=True)
+    reason = models.CharField(max_length=200, blank=True)  # the note: why, or tracking
+    # Who moved it: "staff:<username>", "api:<key prefix>", "customer", "payments".
+    actor = models.CharField(max_length=80, blank=True)
     payment_reference = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
