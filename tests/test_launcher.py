@@ -23,11 +23,17 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+# The test run's own servers and profile: the launcher under test must start its own.
+_OUTER_SERVERS = frozenset(
+    {"DATABASE_URL", "DATABASE_OWNER_URL", "REDIS_URL", "TULIA_PROFILE", "DJANGO_SETTINGS_MODULE"}
+)
+
+
 def _launcher_env(tmp_path: Path) -> dict[str, str]:
     env = {
         key: value
         for key, value in os.environ.items()
-        if key not in {"DATABASE_URL", "REDIS_URL", "TULIA_PROFILE", "DJANGO_SETTINGS_MODULE"}
+        if key not in _OUTER_SERVERS
     }
     env.update(TULIA_DATA_DIR=str(tmp_path / "data"), WEB_CONCURRENCY="1", CELERY_CONCURRENCY="1")
     return env

@@ -88,6 +88,8 @@ def start(profile: str) -> Started:
     if not os.environ.get("DATABASE_URL"):
         started_postgres = _postmaster_pid(profile) is None
         os.environ["DATABASE_URL"] = ensure_postgres(profile)
+        # The embedded server has both roles; migrations and test databases need the owner.
+        os.environ["DATABASE_OWNER_URL"] = owner_url(os.environ["DATABASE_URL"])
     if not os.environ.get("REDIS_URL"):
         started_redis = not _redis_answers(redis_url(profile))
         os.environ["REDIS_URL"] = ensure_redis(profile)

@@ -55,6 +55,8 @@ def _prepare() -> dict[str, str]:
     env = dict(os.environ)
     env["DATABASE_URL"] = settings.DATABASE_URL
     env["REDIS_URL"] = settings.REDIS_URL
+    # The web and worker processes run as the runtime role only: the owner could lift RLS.
+    env.pop("DATABASE_OWNER_URL", None)
     env.setdefault("TULIA_PROFILE", settings.TULIA_PROFILE)
     return env
 
