@@ -17,7 +17,8 @@ pytestmark = pytest.mark.process
 
 
 def test_importing_the_settings_starts_no_server(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "DATABASE_OWNER_URL", "REDIS_URL"}}
+    outer = {"DATABASE_URL", "DATABASE_OWNER_URL", "REDIS_URL"}
+    env = {k: v for k, v in os.environ.items() if k not in outer}
     env.update(
         TULIA_DATA_DIR=str(tmp_path / "data"),
         TULIA_PROFILE="dev",
