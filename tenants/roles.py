@@ -24,7 +24,10 @@ AGENT = "agent"
 _EVERYONE = frozenset({OWNER, AGENT})
 _OWNERS = frozenset({OWNER})
 
-DESK_OPERATIONS = ("claim", "reply", "note", "transfer", "hand_back", "resolve", "close")
+DESK_OPERATIONS = (
+    "claim", "reply", "note", "transfer", "hand_back", "resolve", "close", "reopen",
+    "display_name",  # an agent's own name as customers see it
+)  # fmt: skip
 
 MATRIX: dict[str, frozenset[str]] = {
     # API keys unlock the shop's whole catalog and orders.
