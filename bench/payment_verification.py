@@ -41,6 +41,10 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tulia.settings")
 os.environ.setdefault("TULIA_PROFILE", "dev")
 
+from tulia import embedded  # noqa: E402
+
+embedded.start(os.environ["TULIA_PROFILE"])  # settings only name the servers
+
 import django  # noqa: E402
 
 django.setup()

@@ -40,6 +40,10 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tulia.settings")
 os.environ.setdefault("TULIA_PROFILE", "bench")
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # ORM next to Playwright's loop
 
+from tulia import embedded  # noqa: E402
+
+embedded.start(os.environ["TULIA_PROFILE"])  # settings only name the servers
+
 import django  # noqa: E402
 
 django.setup()
@@ -52,7 +56,6 @@ from django.db import connection, transaction  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 from PIL import Image, ImageDraw  # noqa: E402
-from tulia.embeddings.text import normalise  # noqa: E402
 
 from tenants.context import tenant_context  # noqa: E402
 from tenants.models import Tenant  # noqa: E402
@@ -61,7 +64,9 @@ from tulia.commerce.demo_data import sneaker_rows  # noqa: E402
 from tulia.commerce.importer import import_catalog  # noqa: E402
 from tulia.commerce.indexing import embed_items  # noqa: E402
 from tulia.commerce.models import CatalogItem, Category  # noqa: E402
+from tulia.db_roles import as_owner  # noqa: E402
 from tulia.embeddings import get_embedder  # noqa: E402
+from tulia.normalise import fold  # noqa: E402
 
 SLUG = "bench-storefront"
 PHOTO_PORT = 8765  # fixed: the photo addresses are stored with the catalog
@@ -139,7 +144,7 @@ def insert_filler(tenant: Tenant, count: int) -> None:
         categories = list(Category.objects.filter(tenant_id=tid))
     for start in range(0, count, BATCH):
         chunk = names[start : start + BATCH]
-        texts = [normalise(name) for _, name in chunk]
+        texts = [fold(name) for _, name in chunk]
         vectors = embedder.embed(texts)
         with tenant_context(tenant.id) as tid:
             CatalogItem.objects.bulk_create(
@@ -178,10 +183,10 @@ def build(items: int) -> Tenant:
         # The demo's photos live on the internet; point them at the local host too.
         CatalogItem.objects.filter(tenant_id=tid).update(image_url=f"{PHOTO_BASE}/p/0.jpg")
     embed_items(tenant.id, ids)
-    with connection.cursor() as cursor:
+    with as_owner(), connection.cursor() as cursor:  # DDL: only the owner role may
         cursor.execute("DROP INDEX IF EXISTS item_embedding_hnsw")
     insert_filler(tenant, items - len(ids))
-    with connection.cursor() as cursor:
+    with as_owner(), connection.cursor() as cursor:
         cursor.execute("SET maintenance_work_mem = '1GB'")
         cursor.execute(INDEX_SQL)
         cursor.execute("ANALYZE")

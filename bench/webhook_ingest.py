@@ -55,12 +55,17 @@ def production_env(web_port: int, emulator_port: int) -> dict[str, str]:
     from tulia.secrets_store import dev_secret
 
     root = embedded.data_dir("bench")
+    database_url = embedded.ensure_postgres("bench")
     return {
         **os.environ,
         "TULIA_PROFILE": "production",
-        "DATABASE_URL": embedded.ensure_postgres("bench"),
+        "DATABASE_URL": database_url,
+        # The bench process migrates (as the owner); the servers it starts drop this.
+        "DATABASE_OWNER_URL": embedded.owner_url(database_url),
         "REDIS_URL": embedded.ensure_redis("bench"),
         "DJANGO_SECRET_KEY": dev_secret(root, "django"),
+        "TULIA_OPERATOR_KEY": dev_secret(root, "operator-key"),
+        "TULIA_METRICS_TOKEN": dev_secret(root, "metrics-token"),
         "TULIA_FIELD_KEYS": dev_secret(root, "field-key", fernet=True),
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
         "DJANGO_SECURE_SSL_REDIRECT": "false",

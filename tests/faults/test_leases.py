@@ -74,7 +74,7 @@ def test_a_worker_paused_past_its_lease_cannot_write_its_turn(
 
 
 def test_a_lost_lease_ends_the_drain_without_an_error(post_signed, tenant, settings) -> None:
-    settings.TULIA_TURN_HANDLER = "tulia.conversations.placeholder.acknowledge"
+    settings.TULIA_TURN_HANDLER = "tests.gateway.placeholder.acknowledge"
     message = _stored_message(post_signed, tenant.id)
     parts = pipeline.thread_lock(message.sender_id, message.from_e164)
     with locks.hold(tenant.id, *parts) as lease:
