@@ -32,7 +32,7 @@ from bench import nlu_public
 from journeys.nlu import model
 from journeys.nlu.governor import classify_governor
 from journeys.nlu.intent import classify_intent
-from journeys.nlu.labelled import Predicted, graph_pass, load_set
+from journeys.nlu.labelled import Labelled, Predicted, graph_pass, load_set
 from journeys.nlu.language import SWITCH_THRESHOLD, detect_language
 from journeys.nlu.scoring import prf
 from journeys.nlu.verdict import verdict
@@ -103,7 +103,9 @@ def report_latency(texts: list[str]) -> dict[str, float]:
     p50c, p99c = _latency("classifier pass (3 heads)", model.predict, texts)
     _latency("classify_intent (cached)", classify_intent, texts)
     _latency("detect_language (cached)", detect_language, texts)
-    _latency("classify_governor (cached)", lambda t: classify_governor(t, classify_intent(t)), texts)
+    _latency(
+        "classify_governor (cached)", lambda t: classify_governor(t, classify_intent(t)), texts
+    )
     verdict.cache_clear()
     p50, p99 = _latency("whole graph pass", graph_pass, texts)
     return {
@@ -112,23 +114,30 @@ def report_latency(texts: list[str]) -> dict[str, float]:
     }  # fmt: skip
 
 
-def report_calibration(examples: Sequence[object], predicted: Sequence[Predicted]) -> dict[str, float]:
+def report_calibration(
+    examples: Sequence[object], predicted: Sequence[Predicted]
+) -> dict[str, float]:
     """Reliability of the calibrated confidences and the share above each SPEC threshold."""
     figures: dict[str, float] = {}
     for name, threshold in (("intent", INTENT_ROUTE_THRESHOLD), ("language", SWITCH_THRESHOLD),
                             ("governor", 0.70)):  # fmt: skip
         conf = [getattr(p, f"{name}_confidence") for p in predicted]
-        hits = [getattr(p, name) == getattr(ex, name) for ex, p in zip(examples, predicted, strict=True)]
+        hits = [
+            getattr(p, name) == getattr(ex, name) for ex, p in zip(examples, predicted, strict=True)
+        ]
         above = [h for h, c in zip(hits, conf, strict=True) if c >= threshold]
         share, precision = len(above) / len(conf), (sum(above) / len(above) if above else 0.0)
-        print(f"\n{name}: share with confidence >= {threshold:.2f}: {share:.3f}, of which correct {precision:.3f}")
+        print(f"\n{name}: share with confidence >= {threshold:.2f}: {share:.3f}", end="")
+        print(f", of which correct {precision:.3f}")
         nlu_public.print_reliability(name, conf, hits)
         figures[f"{name}_share_ge_{threshold:.2f}"] = round(share, 3)
         figures[f"{name}_precision_ge_{threshold:.2f}"] = round(precision, 3)
     conf = [p.intent_confidence for p in predicted]
     clarify = sum(0.5 <= c < INTENT_ROUTE_THRESHOLD for c in conf) / len(conf)
-    print(f"intent: clarifying question (0.50-0.70) {clarify:.3f}, unknown handler (<0.50) "
-          f"{sum(c < 0.5 for c in conf) / len(conf):.3f}, share >= 0.50 {sum(c >= 0.5 for c in conf) / len(conf):.3f}")  # fmt: skip
+    low = sum(c < 0.5 for c in conf) / len(conf)
+    print(
+        f"intent: clarifying question (0.50-0.70) {clarify:.3f}, unknown handler (<0.50) {low:.3f}"
+    )
     figures["intent_clarify_share"] = round(clarify, 3)
     return figures
 
@@ -144,13 +153,17 @@ def report_model() -> dict[str, float]:
     size = model.ARTIFACT.stat().st_size / 1e6
     print(f"\nModel: {size:.2f} MB on disk, loaded in {seconds * 1000:.0f} ms, "
           f"peak RSS grew {added:.1f} MB while loading")  # fmt: skip
-    return {"model_mb": round(size, 2), "load_ms": round(seconds * 1000), "load_rss_mb": round(added, 1)}
+    return {
+        "model_mb": round(size, 2),
+        "load_ms": round(seconds * 1000),
+        "load_rss_mb": round(added, 1),
+    }
 
 
-def compare_without_markers(path: Path, examples: Sequence[object]) -> None:
+def compare_without_markers(path: Path, examples: Sequence[Labelled]) -> None:
     """Accuracy of the same models built without the rule-detector features."""
     art = model.load(path)
-    texts = [getattr(ex, "text") for ex in examples]
+    texts = [ex.text for ex in examples]
     bare = model.predict_many(texts, art)
     print(f"\nWithout marker features ({path.name}), same messages, no consent shortcut:")
     for head in ("intent", "language", "governor"):

@@ -16,6 +16,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from itertools import pairwise
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -29,14 +30,23 @@ CLARIFY_THRESHOLD = 0.50  # SPEC §5.2: 0.50-0.70 asks a clarifying question
 BINS = (0.0, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0001)
 
 
-def reliability(confidences: Sequence[float], hits: Sequence[bool]) -> list[tuple[str, int, float, float]]:
+def reliability(
+    confidences: Sequence[float], hits: Sequence[bool]
+) -> list[tuple[str, int, float, float]]:
     """(bin, n, mean confidence, share correct) per confidence bin."""
     rows = []
-    for lo, hi in zip(BINS, BINS[1:], strict=False):
+    for lo, hi in pairwise(BINS):
         inside = [(c, h) for c, h in zip(confidences, hits, strict=True) if lo <= c < hi]
         if inside:
             mean_conf = sum(c for c, _ in inside) / len(inside)
-            rows.append((f"{lo:.1f}-{min(hi, 1.0):.1f}", len(inside), mean_conf, sum(h for _, h in inside) / len(inside)))
+            rows.append(
+                (
+                    f"{lo:.1f}-{min(hi, 1.0):.1f}",
+                    len(inside),
+                    mean_conf,
+                    sum(h for _, h in inside) / len(inside),
+                )
+            )
     return rows
 
 

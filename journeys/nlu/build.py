@@ -26,11 +26,12 @@ def main(argv: list[str] | None = None) -> None:
     rows = all_rows()
     if not any(r.source == "banking77" for r in rows):
         sys.exit("BANKING77 not found under ../shared/corpora (set TULIA_CORPORA)")
-    print(f"rows per source: {dict(Counter(r.source for r in rows))}")
+    print(f"rows per source: {dict(Counter(r.source for r in rows))}")  # noqa: T201
     art = model.fit(rows, markers=not args.no_markers)
     model.save(art, args.out)
     size = args.out.stat().st_size / 1e6
-    print(json.dumps({**art.meta, "artifact": str(args.out), "megabytes": round(size, 2)}))
+    summary = {**art.meta, "artifact": str(args.out), "megabytes": round(size, 2)}
+    print(json.dumps(summary))  # noqa: T201
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """Conversation governor: business / casual / spam / abuse, and how many turns each gets.
 
-Classification is the trained governor head (journeys/nlu/model.py), calibrated. The counting policy (SPEC
-§5.2, per customer per tenant) is a pure function over `GovernorCounters`, which live in
-the ConversationState, so the turn persists them with everything else:
+Classification is the trained governor head (journeys/nlu/model.py), calibrated. The
+counting policy (SPEC §5.2, per customer per tenant) is a pure function over
+`GovernorCounters`, which live in the ConversationState, so the turn persists them with
+everything else:
 
 - business: proceeds.
 - casual: allowed turns by chattiness level (0: none, 1: one short greeting, 2: two,
@@ -21,7 +22,7 @@ from functools import cache
 from typing import Literal
 
 from journeys.nlu.corpus import DATA_DIR
-from journeys.nlu.intent import IntentResult
+from journeys.nlu.intent import FRAGMENT_CONFIDENCE, IntentResult, is_bare_number
 from journeys.nlu.text import tokens
 from journeys.nlu.verdict import verdict
 from journeys.state import ConversationState, GovernorClass
@@ -80,8 +81,12 @@ def classify_governor(text: str, intent: IntentResult) -> GovernorResult:
     `intent` is kept in the signature the governance node uses; the model reads the
     text itself.
     """
-    if not tokens(text):
+    words = tokens(text)
+    if not words:
         return GovernorResult("business", 0.0, "empty")
+    if is_bare_number(words):
+        # The answer to a numbered list ("41", "2"): fixed meaning, no model asked.
+        return GovernorResult("business", FRAGMENT_CONFIDENCE, "bare_number")
     found = verdict(text)["governor"]
     return GovernorResult(found.label, round(found.confidence, 3), "model")  # type: ignore[arg-type]
 

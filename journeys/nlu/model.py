@@ -94,7 +94,7 @@ class SourceCalibrated:
         rest = np.where(others > 0.0, (1.0 - confidence) / np.maximum(others, 1e-12), 0.0)
         out = raw * rest[:, None]
         out[np.arange(len(raw)), raw.argmax(axis=1)] = confidence
-        return out  # type: ignore[no-any-return]
+        return out
 
 
 @dataclass
@@ -125,7 +125,7 @@ def _vectorisers() -> tuple[TfidfVectorizer, TfidfVectorizer]:
         "preprocessor": normalise, "sublinear_tf": True, "dtype": np.float32, "lowercase": False,
     }  # fmt: skip
     word = TfidfVectorizer(
-        analyzer="word", token_pattern=r"(?u)\b\w+\b", ngram_range=(1, 2), min_df=2,
+        analyzer="word", token_pattern=r"(?u)\b\w+\b",  # noqa: S106 (a regex, no password) ngram_range=(1, 2), min_df=2,
         max_features=WORD_FEATURES, **common,
     )  # fmt: skip
     char = TfidfVectorizer(
@@ -148,19 +148,17 @@ def _head_matrix(
 
 
 def _label(row: Row, head: str) -> str | None:
-    return getattr(row, head)  # type: ignore[no-any-return]
+    return getattr(row, head)
 
 
-def fit(
-    rows: Sequence[Row], *, markers: bool = True, heads: Sequence[str] = HEADS
-) -> Artifact:
+def fit(rows: Sequence[Row], *, markers: bool = True, heads: Sequence[str] = HEADS) -> Artifact:
     start = time.perf_counter()
     word, char = _vectorisers()
     texts = [r.text for r in rows]
     word.fit(texts)
     char.fit(texts)
     # The pruned n-grams are kept on the vectoriser only for inspection: megabytes.
-    word.stop_words_ = char.stop_words_ = None  # type: ignore[assignment]
+    word.stop_words_ = char.stop_words_ = None
     art = Artifact(word, char, {})
     text_x = _text_matrix(art, texts)
     counts: dict[str, dict[str, int]] = {}
@@ -176,7 +174,8 @@ def fit(
         counts[name] = {g: groups.count(g) for g in sorted(set(groups))}
         held_out[name] = classifier.out_of_source_accuracy
     art.meta = {
-        "rows_per_source": counts, "out_of_source_accuracy": held_out, "markers": markers, "calibration": CALIBRATION,
+        "rows_per_source": counts, "out_of_source_accuracy": held_out,
+        "markers": markers, "calibration": CALIBRATION,
         "fit_seconds": round(time.perf_counter() - start, 1),
         "features": len(art.word.vocabulary_) + len(art.char.vocabulary_),
     }  # fmt: skip
