@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import AbstractUser
+from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from tenants.accessors import active_senders
@@ -17,7 +19,8 @@ from tenants.models import Tenant
 from tenants.services import add_staff_member, get_or_create_customer
 from tulia.conversations.models import Conversation
 from tulia.conversations.services import open_conversation
-from tulia.handoff.models import AgentPresence
+from tulia.handoff.escalation import HandoffRequest, escalate
+from tulia.handoff.models import AgentPresence, Category
 
 _numbers = count(100)
 
@@ -61,6 +64,25 @@ def conversation(tenant: Tenant) -> Conversation:
 @pytest.fixture
 def agent_factory() -> Callable[..., AbstractUser]:
     return make_agent
+
+
+@pytest.fixture
+def ticket_id(tenant: Tenant, conversation: Conversation) -> int:
+    """A customer waiting in the queue for a person (one agent online)."""
+    make_agent(tenant, "carol")  # someone online, so the customer is queued
+    found = escalate(tenant.id, conversation.pk, HandoffRequest("person", Category.KEYWORD))
+    assert found.ticket_id is not None
+    return found.ticket_id
+
+
+def client_for(user: Any) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def desk_url(ticket_id: int) -> str:
+    return reverse("admin:handoff_desk", args=[ticket_id])
 
 
 def make_order(

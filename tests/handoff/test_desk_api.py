@@ -15,7 +15,7 @@ from tulia.conversations.models import Conversation, OutboundMessage
 from tulia.handoff.escalation import HandoffRequest, escalate
 from tulia.handoff.models import CannedReply, Category, HandoffTicket
 
-from .conftest import make_agent, status_of
+from .conftest import client_for, make_agent, status_of
 
 pytestmark = pytest.mark.django_db
 
@@ -27,26 +27,20 @@ def ticket_id(tenant, conversation) -> int:
     return found.ticket_id
 
 
-def _client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
 def _action(ticket_id: int, action: str) -> str:
     return reverse("handoff-api:ticket-action", args=[ticket_id, action])
 
 
 def test_queue_lists_waiting_tickets_with_position(tenant, ticket_id) -> None:
     alice = make_agent(tenant, "alice")
-    rows = _client_for(alice).get(reverse("handoff-api:queue")).json()
+    rows = client_for(alice).get(reverse("handoff-api:queue")).json()
     assert [(r["id"], r["queue_position"]) for r in rows] == [(ticket_id, 1)]
     assert rows[0]["context"]["journey"] == "sales"
 
 
 def test_claim_reply_and_resolve_over_the_api(tenant, conversation, ticket_id) -> None:
     alice = make_agent(tenant, "alice")
-    client = _client_for(alice)
+    client = client_for(alice)
     assert client.post(_action(ticket_id, "claim")).json()["assigned_to_id"] == alice.pk
     assert client.post(_action(ticket_id, "claim")).status_code == 409
     sent = client.post(_action(ticket_id, "reply"), {"body": "Habari! Alice here."})
@@ -60,7 +54,7 @@ def test_claim_reply_and_resolve_over_the_api(tenant, conversation, ticket_id) -
 
 def test_reply_outside_24h_window_is_recorded_not_sent(tenant, conversation, ticket_id) -> None:
     alice = make_agent(tenant, "alice")
-    client = _client_for(alice)
+    client = client_for(alice)
     client.post(_action(ticket_id, "claim"))
     with tenant_context(tenant.id):
         Conversation.objects.filter(pk=conversation.pk).update(
@@ -79,7 +73,7 @@ def test_notes_and_canned_replies(tenant, ticket_id) -> None:
     alice = make_agent(tenant, "alice")
     with tenant_context(tenant.id) as tid:
         CannedReply.objects.create(tenant_id=tid, title="Hours", body="We open at 8.")
-    client = _client_for(alice)
+    client = client_for(alice)
     client.post(_action(ticket_id, "notes"), {"body": "Check M-Pesa statement"})
     detail = client.get(reverse("handoff-api:ticket", args=[ticket_id])).json()
     assert [(e["kind"], e["body"]) for e in detail["events"]][-1] == (
@@ -92,7 +86,7 @@ def test_notes_and_canned_replies(tenant, ticket_id) -> None:
 
 def test_stranger_staff_see_and_change_nothing(tenant, stranger, conversation, ticket_id):
     intruder = make_agent(stranger, "eve")
-    client = _client_for(intruder)
+    client = client_for(intruder)
     before = status_of(tenant, conversation.pk)
     assert client.get(reverse("handoff-api:queue")).json() == []
     assert client.get(reverse("handoff-api:ticket", args=[ticket_id])).status_code == 404
@@ -114,7 +108,7 @@ def test_anonymous_and_staff_without_tenant_are_refused(tenant, ticket_id) -> No
         from tenants.models import TenantMembership
 
         TenantMembership.objects.filter(user_id=loner.pk).delete()
-    assert _client_for(loner).get(reverse("handoff-api:queue")).status_code == 403
+    assert client_for(loner).get(reverse("handoff-api:queue")).status_code == 403
 
 
 def test_customer_messages_sent_while_waiting_are_shown_to_agents(
@@ -134,7 +128,7 @@ def test_customer_messages_sent_while_waiting_are_shown_to_agents(
             request_id="r-9",
             received_at=timezone.now(),
         )
-    client = _client_for(make_agent(tenant, "alice"))
+    client = client_for(make_agent(tenant, "alice"))
     client.post(_action(ticket_id, "claim"))
     client.post(_action(ticket_id, "reply"), {"body": "Yes! Checking with the rider."})
     detail = client.get(reverse("handoff-api:ticket", args=[ticket_id]))

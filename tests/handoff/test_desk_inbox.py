@@ -15,32 +15,13 @@ from payments.models import PaymentRequest
 from tenants.context import tenant_context
 from tulia.conversations.models import InboundMessage, OutboundMessage
 from tulia.handoff import desk
-from tulia.handoff.escalation import HandoffRequest, escalate
-from tulia.handoff.models import AgentPresence, Category, HandoffTicket, TicketEvent
+from tulia.handoff.models import AgentPresence, HandoffTicket, TicketEvent
 
-from .conftest import make_agent, make_conversation, make_order, status_of
+from .conftest import client_for, desk_url, make_agent, make_conversation, make_order, status_of
 
 pytestmark = pytest.mark.django_db
 
 LIVE = "/admin/handoff/handoffticket/live/"
-
-
-@pytest.fixture
-def ticket_id(tenant, conversation) -> int:
-    make_agent(tenant, "carol")  # someone online, so the customer is queued
-    found = escalate(tenant.id, conversation.pk, HandoffRequest("person", Category.KEYWORD))
-    assert found.ticket_id is not None
-    return found.ticket_id
-
-
-def _client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-def _desk(ticket_id: int) -> str:
-    return reverse("admin:handoff_desk", args=[ticket_id])
 
 
 def _customer_writes(tenant, conversation, body: str, sid: str) -> None:
@@ -53,7 +34,7 @@ def _customer_writes(tenant, conversation, body: str, sid: str) -> None:
 
 
 def test_live_counts_waiting_and_answers_304_while_nothing_changes(tenant, ticket_id) -> None:
-    client = _client_for(make_agent(tenant, "alice"))
+    client = client_for(make_agent(tenant, "alice"))
     first = client.get(LIVE)
     assert first.json()["waiting"] == 1
     unchanged = client.get(LIVE, headers={"If-None-Match": first["ETag"]})
@@ -61,7 +42,7 @@ def test_live_counts_waiting_and_answers_304_while_nothing_changes(tenant, ticke
 
 
 def test_live_version_moves_when_the_customer_writes(tenant, conversation, ticket_id) -> None:
-    client = _client_for(make_agent(tenant, "alice"))
+    client = client_for(make_agent(tenant, "alice"))
     url = f"{LIVE}?conversation={conversation.pk}"
     before = client.get(url)["ETag"]
     _customer_writes(tenant, conversation, "Bado mko?", "SM" + "2" * 32)
@@ -74,8 +55,8 @@ def test_unread_counts_customer_messages_after_the_agents_last_word(
     tenant, conversation, ticket_id
 ) -> None:
     alice = make_agent(tenant, "alice")
-    client = _client_for(alice)
-    client.post(_desk(ticket_id), {"op": "reply", "body": "Hi, Alice here."})
+    client = client_for(alice)
+    client.post(desk_url(ticket_id), {"op": "reply", "body": "Hi, Alice here."})
     assert client.get(LIVE).json()["unread"] == 0
     with tenant_context(tenant.id):
         conversation.__class__.objects.filter(pk=conversation.pk).update(
@@ -89,7 +70,7 @@ def test_unread_counts_customer_messages_after_the_agents_last_word(
 def test_stranger_staff_poll_sees_none_of_this_tenant(
     tenant, stranger, conversation, ticket_id
 ) -> None:
-    client = _client_for(make_agent(stranger, "eve"))
+    client = client_for(make_agent(stranger, "eve"))
     counts = client.get(f"{LIVE}?conversation={conversation.pk}").json()
     assert (counts["waiting"], counts["mine"], counts["unread"]) == (0, 0, 0)
     _customer_writes(tenant, conversation, "Bado mko?", "SM" + "4" * 32)
@@ -106,7 +87,7 @@ def test_reply_to_a_waiting_customer_claims_the_ticket_in_one_post(
     tenant, conversation, ticket_id
 ) -> None:
     alice = make_agent(tenant, "alice")
-    _client_for(alice).post(_desk(ticket_id), {"op": "reply", "body": "Karibu, *naangalia*"})
+    client_for(alice).post(desk_url(ticket_id), {"op": "reply", "body": "Karibu, *naangalia*"})
     with tenant_context(tenant.id):
         ticket = HandoffTicket.objects.get(pk=ticket_id)
         sent = list(OutboundMessage.objects.order_by("id").values_list("body", flat=True))
@@ -119,30 +100,30 @@ def test_after_hand_back_the_desk_offers_reopen_not_a_reply_that_fails(
     tenant, conversation, ticket_id
 ) -> None:
     alice = make_agent(tenant, "alice")
-    client = _client_for(alice)
-    client.post(_desk(ticket_id), {"op": "reply", "body": "Sorted, over to the bot."})
-    client.post(_desk(ticket_id), {"op": "hand_back"})
-    page = client.get(_desk(ticket_id)).content.decode()
+    client = client_for(alice)
+    client.post(desk_url(ticket_id), {"op": "reply", "body": "Sorted, over to the bot."})
+    client.post(desk_url(ticket_id), {"op": "hand_back"})
+    page = client.get(desk_url(ticket_id)).content.decode()
     assert 'value="reply"' not in page
     assert 'value="reopen"' in page
-    reopened = client.post(_desk(ticket_id), {"op": "reopen"})
+    reopened = client.post(desk_url(ticket_id), {"op": "reopen"})
     with tenant_context(tenant.id):
         newest = HandoffTicket.objects.latest("id")
-    assert reopened["Location"] == _desk(newest.pk)
+    assert reopened["Location"] == desk_url(newest.pk)
     assert (newest.status, newest.assigned_to_id) == ("assigned", alice.pk)
-    assert 'value="reply"' in client.get(_desk(newest.pk)).content.decode()
+    assert 'value="reply"' in client.get(desk_url(newest.pk)).content.decode()
 
 
 def test_a_colleagues_ticket_offers_notes_only(tenant, ticket_id) -> None:
     desk.claim(tenant.id, ticket_id, make_agent(tenant, "bob").pk)
-    page = _client_for(make_agent(tenant, "alice")).get(_desk(ticket_id)).content.decode()
+    page = client_for(make_agent(tenant, "alice")).get(desk_url(ticket_id)).content.decode()
     assert 'value="note"' in page
     assert not any(f'value="{op}"' in page for op in ("reply", "claim", "hand_back", "reopen"))
 
 
 def test_presence_follows_activity(tenant, ticket_id) -> None:
     alice = make_agent(tenant, "alice", presence="offline")
-    client = _client_for(alice)
+    client = client_for(alice)
 
     def status() -> str:
         with tenant_context(tenant.id):
@@ -161,10 +142,10 @@ def test_thread_tells_customer_bot_and_agent_apart_and_formats_safely(
 ) -> None:
     _customer_writes(tenant, conversation, "<b>hi</b> *size 42*", "SM" + "3" * 32)
     alice = make_agent(tenant, "alice")
-    client = _client_for(alice)
-    client.post(_desk(ticket_id), {"op": "reply", "body": "Checking _now_"})
-    client.post(_desk(ticket_id), {"op": "note", "body": "rider called"})
-    page = client.get(_desk(ticket_id)).content.decode()
+    client = client_for(alice)
+    client.post(desk_url(ticket_id), {"op": "reply", "body": "Checking _now_"})
+    client.post(desk_url(ticket_id), {"op": "note", "body": "rider called"})
+    page = client.get(desk_url(ticket_id)).content.decode()
     assert "&lt;b&gt;hi&lt;/b&gt; <strong>size 42</strong>" in page
     assert '<div class="inbox-bubble inbox-agent">' in page
     assert "Checking <em>now</em>" in page
@@ -181,40 +162,40 @@ def test_card_shows_phone_and_payments_as_they_are_now(tenant, conversation, tic
         )  # fmt: skip
         PaymentRequest.objects.filter(pk=payment.pk).update(status="paid", receipt="QK12AB")
         phone = conversation.customer.phone_e164
-    page = _client_for(make_agent(tenant, "alice")).get(_desk(ticket_id)).content.decode()
+    page = client_for(make_agent(tenant, "alice")).get(desk_url(ticket_id)).content.decode()
     assert phone in page
     assert "<strong>Paid</strong> KES 4500.00" in page
     assert "KN-7781" in page
 
 
 def test_admin_pages_show_the_waiting_count(tenant, ticket_id) -> None:
-    page = _client_for(make_agent(tenant, "alice")).get("/admin/").content.decode()
+    page = client_for(make_agent(tenant, "alice")).get("/admin/").content.decode()
     assert 'data-count="waiting">1<' in page
 
 
-def test_ticket_record_url_leads_to_the_desk(tenant, ticket_id) -> None:
-    client = _client_for(make_agent(tenant, "alice"))
+def test_ticket_record_url_leads_to_thedesk_url(tenant, ticket_id) -> None:
+    client = client_for(make_agent(tenant, "alice"))
     change = reverse("admin:handoff_handoffticket_change", args=[ticket_id])
-    assert client.get(change)["Location"] == _desk(ticket_id)
+    assert client.get(change)["Location"] == desk_url(ticket_id)
 
 
 def test_conversation_page_reads_as_a_thread_raw_state_for_operators_only(
     tenant, conversation, ticket_id
 ) -> None:
     url = reverse("admin:conversations_conversation_change", args=[conversation.pk])
-    agent_page = _client_for(make_agent(tenant, "alice")).get(url).content.decode()
-    assert _desk(ticket_id) in agent_page
+    agent_page = client_for(make_agent(tenant, "alice")).get(url).content.decode()
+    assert desk_url(ticket_id) in agent_page
     assert "inbox-thread" in agent_page
     assert "select_item" not in agent_page.split("inbox-side")[0]  # no state dump
     assert "Raw engine state" not in agent_page
     root = get_user_model().objects.create_superuser("root", "r@example.com", "x-Pass-1234")
-    assert "Raw engine state" in _client_for(root).get(url).content.decode()
+    assert "Raw engine state" in client_for(root).get(url).content.decode()
 
 
 def test_stranger_cannot_open_the_conversation_page(tenant, stranger, ticket_id) -> None:
     conversation = make_conversation(tenant)
     url = reverse("admin:conversations_conversation_change", args=[conversation.pk])
-    client = _client_for(make_agent(stranger, "eve"))
+    client = client_for(make_agent(stranger, "eve"))
     assert client.get(url).status_code in (302, 404)
     with tenant_context(tenant.id):
         assert TicketEvent.objects.filter(ticket_id=ticket_id).count() == 1
@@ -229,7 +210,7 @@ def test_live_version_moves_when_the_customers_payment_is_paid(
             tenant_id=tid, order=order, customer_id=conversation.customer_id,
             method="mpesa_stk", idempotency_key="k-2", amount=Decimal("4500"),
         )  # fmt: skip
-    client = _client_for(make_agent(tenant, "alice"))
+    client = client_for(make_agent(tenant, "alice"))
     url = f"{LIVE}?conversation={conversation.pk}"
     before = client.get(url)["ETag"]
     with tenant_context(tenant.id):
@@ -242,7 +223,7 @@ def test_live_version_moves_when_the_customers_payment_is_paid(
 def test_desk_shows_a_message_the_webhook_stored_before_any_worker_took_it(
     tenant, conversation, ticket_id
 ) -> None:
-    client = _client_for(make_agent(tenant, "alice"))
+    client = client_for(make_agent(tenant, "alice"))
     url = f"{LIVE}?conversation={conversation.pk}"
     before = client.get(url)["ETag"]
     with tenant_context(tenant.id) as tid:
@@ -252,4 +233,4 @@ def test_desk_shows_a_message_the_webhook_stored_before_any_worker_took_it(
             kind="text", body="Niko hapa bado", request_id="r-5", received_at=timezone.now(),
         )  # fmt: skip
     assert client.get(url, headers={"If-None-Match": before}).status_code == 200
-    assert "Niko hapa bado" in client.get(_desk(ticket_id)).content.decode()
+    assert "Niko hapa bado" in client.get(desk_url(ticket_id)).content.decode()
