@@ -212,17 +212,21 @@ def set_display_name(tenant_id: UUID | str, user_id: int, name: str) -> None:
 def follow_activity(tenant_id: UUID | str, user_id: int, *, active: bool) -> str:
     """Presence follows the desk: someone using it is online, someone idle is away.
 
-    One UPDATE that touches no row when nothing changes, so every poll can call it."""
+    Every open admin page polls this, so the usual case (nothing changes) is one read."""
     target = AgentPresence.Status.ONLINE if active else AgentPresence.Status.AWAY
     with tenant_context(tenant_id) as tid:
         rows = AgentPresence.objects.filter(tenant_id=tid, user_id=user_id)
-        changeable = rows.exclude(status=target)
-        if not active:  # idling never brings an offline agent back as "away"
-            changeable = changeable.filter(status=AgentPresence.Status.ONLINE)
-        if not changeable.update(status=target) and active and not rows.exists():
-            _require_staff(tid, user_id)
-            AgentPresence.objects.create(tenant_id=tid, user_id=user_id, status=target)
-        return str(rows.values_list("status", flat=True).first() or target)
+        current = rows.values_list("status", flat=True).first()
+        if current is None:
+            if active:
+                _require_staff(tid, user_id)
+                AgentPresence.objects.create(tenant_id=tid, user_id=user_id, status=target)
+            return str(target)
+        # Idling never brings an offline agent back as "away".
+        if current == target or (not active and current != AgentPresence.Status.ONLINE):
+            return str(current)
+        rows.update(status=target)
+        return str(target)
 
 
 def set_presence(tenant_id: UUID | str, user_id: int, status: str) -> None:
