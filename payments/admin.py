@@ -24,7 +24,7 @@ from payments.models import (
 )
 from tenants.admin_scoping import ReadOnlyScopedAdmin, TenantScopedAdmin
 from tenants.crypto import Secret
-from tenants.roles import role_action
+from tenants.roles import is_owner, role_action
 
 WRITE_ONLY_HELP = "Stored encrypted. Leave blank to keep the current value."
 
@@ -108,7 +108,7 @@ class MpesaAccountAdmin(TenantScopedAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         fields = tuple(super().get_readonly_fields(request, obj))
         # The C2B URLs carry the C2B secret: shown to the owner, who registers them.
-        show = obj is not None and admin_actions.owner_only(request)
+        show = obj is not None and is_owner(request)
         return (*fields, "callback_setup") if show else fields
 
     @admin.display(description="Callback URLs")

@@ -13,13 +13,7 @@ from django.utils.html import format_html, format_html_join
 from payments.models import MpesaAccount, PaymentRequest
 from payments.routes import callback_url, confirm_rotation, rotation_state, start_rotation
 from payments.statement import decide_from_statement
-from tenants.admin_scoping import request_role
-from tenants.models import TenantMembership
 from tenants.roles import role_action
-
-
-def owner_only(request: HttpRequest) -> bool:
-    return bool(request.user.is_superuser or request_role(request) == TenantMembership.Role.OWNER)
 
 
 @role_action(

@@ -14,12 +14,11 @@ from django.http import HttpRequest
 from tenants.admin_scoping import (
     ReadOnlyScopedAdmin,
     TenantScopedAdmin,
-    request_role,
     request_tenant_id,
 )
 from tenants.crypto import Secret
 from tenants.models import ConsentEvent, Customer, Tenant, TenantMembership, WhatsAppSender
-from tenants.roles import RoleCheckedActions
+from tenants.roles import RoleCheckedActions, is_owner
 
 
 @admin.register(Tenant)
@@ -54,7 +53,7 @@ class TenantAdmin(RoleCheckedActions):
         return self.has_module_permission(request)
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return bool(request.user.is_superuser or request_role(request) == "owner")
+        return is_owner(request)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return bool(request.user.is_superuser)

@@ -17,7 +17,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
 from tenants.models import Tenant, TenantMembership, TenantOwnedModel
-from tenants.roles import RoleCheckedActions, request_role
+from tenants.roles import RoleCheckedActions, is_owner, request_role
 
 __all__ = ["ReadOnlyScopedAdmin", "TenantScopedAdmin", "request_role", "request_tenant_id"]
 
@@ -116,9 +116,7 @@ class TenantScopedAdmin(RoleCheckedActions):
         )
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return bool(
-            request.user.is_superuser or request_role(request) == TenantMembership.Role.OWNER
-        )
+        return is_owner(request)
 
 
 class ReadOnlyScopedAdmin(TenantScopedAdmin):

@@ -61,6 +61,12 @@ def request_role(request: HttpRequest) -> str | None:
     return membership.role if membership else None
 
 
+def is_owner(request: HttpRequest) -> bool:
+    """The shop's owner, or a platform superuser acting for it."""
+    user = getattr(request, "user", None)
+    return bool((user is not None and user.is_superuser) or request_role(request) == OWNER)
+
+
 def may(request: HttpRequest, operation: str) -> bool:
     """May the signed-in user run `operation`? Unknown operations: superusers only."""
     user = getattr(request, "user", None)
