@@ -63,7 +63,12 @@ def phone_page(browser: Browser) -> Iterator[Page]:
 
 
 def horizontal_overflow(page: Page) -> Any:
-    """Pixels the document is wider than the viewport (0 means no sideways scroll)."""
+    """Pixels the document is wider than the viewport (0 means no sideways scroll).
+
+    Waits for the page a click may still be loading: mid-navigation the new document
+    has no root element yet, and measuring it then fails instead of measuring."""
+    page.wait_for_load_state("load")
+    page.wait_for_function("() => document.documentElement !== null && document.body !== null")
     return page.evaluate(
         "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
     )

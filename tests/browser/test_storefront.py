@@ -62,6 +62,7 @@ def test_browse_search_product_order_and_the_bot_asks_quantity(
         page.press("input[name=q]", "Enter")
         page.wait_for_url("**q=raba**")
         page.click("text=Air Runner Black")
+        page.wait_for_selector("label.v")  # the product page, not the search it came from
         assert horizontal_overflow(page) == 0
         sizes = page.locator("label.v").all_inner_texts()
         assert [s.split("·")[0].strip() for s in sizes] == ["41", "42"]
@@ -88,7 +89,9 @@ def test_the_swahili_grocer_from_page_to_quantity(
         assert page.locator("html").get_attribute("lang") == "sw"
         page.fill("input[name=q]", "mboga")
         page.click("button:has-text('Tafuta')")
+        page.wait_for_url("**q=mboga**")
         page.click("text=Sukuma Wiki Fresh")
+        page.wait_for_selector("button.wa")
         assert page.locator("button.wa").inner_text() == "Agiza kwa WhatsApp"
         page.click("button.wa")
         page.wait_for_url("https://wa.me/**")
