@@ -44,6 +44,11 @@ MATRIX: dict[str, frozenset[str]] = {
     # Confirming or refusing a held payment from the M-Pesa statement moves money state.
     "payments.statement.confirm": _OWNERS,
     "payments.statement.refuse": _OWNERS,
+    # Store sync: an import or reconcile rewrites the catalog the bot quotes from, and
+    # resolving a conflict is the owner's word that the catalog is right.
+    "catalog_sync.connection.import": _OWNERS,
+    "catalog_sync.connection.reconcile": _OWNERS,
+    "catalog_sync.conflict.resolve": _OWNERS,
     # What the shop sends outside the 24-hour window is the owner's word to customers.
     "whatsapp.template.submit": _OWNERS,
     "whatsapp.template.sync": _EVERYONE,

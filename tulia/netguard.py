@@ -7,15 +7,17 @@ The host is resolved once, every address it resolves to must be public, and the 
 is then pinned to that checked address, so a DNS answer that changes between the check
 and the connection cannot slip through. Redirects are followed by hand, each hop checked
 the same way. Hosts in the operator setting TULIA_LOCAL_FETCH_HOSTS (the emulators and
-test servers in dev/test) are the only exception; a shop can never set it.
+test servers in dev/test; production refuses to start with any) are the only exception;
+a shop can never set it.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import socket
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
@@ -73,5 +75,45 @@ def stream_public(url: str, *, timeout: float) -> Iterator[httpx.Response]:
                     answer.close()
                 return
             answer.close()
+            url = urljoin(url, answer.headers.get("location", ""))
+    raise UnsafeAddress("too many redirects")
+
+
+def is_local_host(host: str) -> bool:
+    """Is `host` one of the operator's local servers (never true in production)?"""
+    return host.lower() in {entry.lower() for entry in settings.TULIA_LOCAL_FETCH_HOSTS}
+
+
+def request_public(
+    method: str,
+    url: str,
+    *,
+    timeout: float,
+    headers: Mapping[str, str] | None = None,
+    json: Any = None,
+    https_only: bool = False,
+) -> httpx.Response:
+    """One API call to a shop-named host: each hop pinned to a checked public address.
+
+    Redirects are followed only within the same scheme and host (a store moving its API
+    elsewhere is refused, not followed); `https_only` refuses plain http except for the
+    operator's local hosts.
+    """
+    origin = urlsplit(url)
+    with httpx.Client(timeout=timeout, follow_redirects=False) as client:
+        for _ in range(MAX_REDIRECTS + 1):
+            parts = urlsplit(url)
+            if (parts.scheme, parts.netloc) != (origin.scheme, origin.netloc):
+                raise UnsafeAddress("redirect to another host refused")
+            if https_only and parts.scheme != "https" and not is_local_host(parts.hostname or ""):
+                raise UnsafeAddress("only https addresses are used")
+            pinned, pin_headers, extensions = pinned_request(url)
+            request = client.build_request(
+                method, pinned, headers={**(headers or {}), **pin_headers},
+                json=json, extensions=extensions,
+            )  # fmt: skip
+            answer = client.send(request)
+            if not answer.is_redirect:
+                return answer
             url = urljoin(url, answer.headers.get("location", ""))
     raise UnsafeAddress("too many redirects")

@@ -73,10 +73,14 @@ if not PUBLIC_BASE_URL.startswith(("http://", "https://")):
 
 # Hosts that server-side fetches of shop-typed URLs (item photos) may reach although they
 # are not public internet addresses: the local test servers in dev/test, never in
-# production unless an operator says so (tulia/netguard.py).
+# production (tulia/netguard.py).
+# Store connections (tulia/catalog_sync) use the same list for their emulators. Production
+# refuses it outright: an operator's typo must not open the internal network to shops.
 TULIA_LOCAL_FETCH_HOSTS = env_list(
     "TULIA_LOCAL_FETCH_HOSTS", [] if IS_PRODUCTION else ["127.0.0.1", "localhost"]
 )
+if IS_PRODUCTION and TULIA_LOCAL_FETCH_HOSTS:
+    raise ImproperEnvironment("TULIA_LOCAL_FETCH_HOSTS must be empty when TULIA_PROFILE=production")
 
 # --- Payments: where provider requests may go (payments/hosts.py) -----------------------
 # Hosts (or host:port) allowed as M-Pesa/PesaPal base URLs besides the providers'
@@ -119,6 +123,7 @@ INSTALLED_APPS = [
     "tulia.handoff.apps.HandoffConfig",
     "tulia.returns.apps.ReturnsConfig",
     "tulia.storefront.apps.StorefrontConfig",
+    "tulia.catalog_sync.apps.CatalogSyncConfig",
 ]
 
 MIDDLEWARE = [

@@ -23,4 +23,5 @@ urlpatterns = [
     path("api/v1/handoff/", include("tulia.handoff.api_urls")),
     path("api/v1/", include("tulia.api.urls")),
     path("shop/", include("tulia.storefront.urls")),
+    path("store-sync/", include("tulia.catalog_sync.urls")),
 ]

@@ -10,7 +10,7 @@ import json
 import logging
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
@@ -40,6 +40,7 @@ class Reply:
     status: int
     body: Any
     content_type: str = "application/json"
+    headers: Mapping[str, str] = field(default_factory=dict)
 
     def encoded(self) -> bytes:
         if self.content_type == "application/json":
@@ -129,6 +130,8 @@ class EmulatorServer:
                 self.send_response(reply.status)
                 self.send_header("Content-Type", reply.content_type)
                 self.send_header("Content-Length", str(len(payload)))
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(payload)
 

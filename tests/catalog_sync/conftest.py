@@ -1,0 +1,128 @@
+"""Store sync fixtures: the two store emulators, connected shops, signed posting."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from django.test import Client
+
+import tulia.catalog_sync
+from tenants.context import tenant_context
+from tenants.crypto import Secret
+from tenants.models import Tenant
+from tulia.catalog_sync import connectors
+from tulia.catalog_sync.emulators.shopify import ShopifyEmulator
+from tulia.catalog_sync.emulators.webhooks import Delivery, sign
+from tulia.catalog_sync.emulators.woocommerce import WooEmulator
+from tulia.catalog_sync.models import Platform, StoreConnection
+from tulia.celery import app as celery_app
+
+FIXTURES = Path(tulia.catalog_sync.__file__).parent / "fixtures"
+SHOP_TOKEN, APP_SECRET = "shpat_kicks_0123456789", "shpss_kicks_app_secret"
+WOO_KEY, WOO_SECRET = "ck_kicks_0123456789", "cs_kicks_0123456789"
+
+
+@pytest.fixture(autouse=True)
+def eager_celery() -> Iterator[None]:
+    before = (celery_app.conf.task_always_eager, celery_app.conf.task_eager_propagates)
+    celery_app.conf.task_always_eager = True
+    celery_app.conf.task_eager_propagates = True
+    yield
+    celery_app.conf.task_always_eager, celery_app.conf.task_eager_propagates = before
+
+
+@pytest.fixture
+def shopify() -> Iterator[ShopifyEmulator]:
+    with ShopifyEmulator("kicks.myshopify.com", SHOP_TOKEN, APP_SECRET) as emulator:
+        assert isinstance(emulator, ShopifyEmulator)
+        emulator.outbox.drop = True  # tests post the deliveries themselves, through Client
+        yield emulator
+
+
+@pytest.fixture
+def woo() -> Iterator[WooEmulator]:
+    with WooEmulator(WOO_KEY, WOO_SECRET) as emulator:
+        assert isinstance(emulator, WooEmulator)
+        emulator.outbox.drop = True
+        yield emulator
+
+
+def connect(tenant: Tenant, platform: str, **fields: Any) -> StoreConnection:
+    """What the admin's save does: check, store, register webhooks."""
+    with tenant_context(tenant.id):
+        connection = StoreConnection(tenant=tenant, platform=platform, **fields)
+        connectors.prepare(connection)
+        connection.full_clean()
+        connectors.check_credentials(connection)
+        connection.save()
+        connectors.register_webhooks(connection)
+        return connection
+
+
+def host_of(emulator: ShopifyEmulator | WooEmulator) -> str:
+    return urlsplit(emulator.base_url).netloc
+
+
+@pytest.fixture
+def shopify_shop(tenant: Tenant, shopify: ShopifyEmulator) -> StoreConnection:
+    return connect(tenant, Platform.SHOPIFY, shop_domain=host_of(shopify),
+                   access_token=Secret(SHOP_TOKEN), webhook_secret=Secret(APP_SECRET))  # fmt: skip
+
+
+@pytest.fixture
+def woo_shop(tenant: Tenant, woo: WooEmulator) -> StoreConnection:
+    return connect(tenant, Platform.WOOCOMMERCE, store_url=woo.base_url,
+                   consumer_key=WOO_KEY, consumer_secret=Secret(WOO_SECRET))  # fmt: skip
+
+
+@pytest.fixture
+def replay(django_capture_on_commit_callbacks: Any) -> Callable[[Delivery], int]:
+    """Post an emulator's delivery through our real webhook view (tasks run after commit)."""
+
+    def post(delivery: Delivery) -> int:
+        headers = {f"HTTP_{k.upper().replace('-', '_')}": v for k, v in delivery.headers.items()
+                   if k.lower() != "content-type"}  # fmt: skip
+        with django_capture_on_commit_callbacks(execute=True):
+            answer = Client().post(urlsplit(delivery.url).path, data=delivery.body,
+                                   content_type="application/json", **headers)  # fmt: skip
+        return answer.status_code
+
+    return post
+
+
+def fixture_body(platform: str, name: str, **swap: Any) -> bytes:
+    text = (FIXTURES / platform / name).read_text()
+    for old, new in swap.items():
+        text = text.replace(f"{{{old}}}", str(new))
+    json.loads(text)
+    return text.encode()
+
+
+@pytest.fixture
+def post_signed(django_capture_on_commit_callbacks: Any) -> Callable[..., int]:
+    def post(connection: StoreConnection, topic: str, body: bytes, delivery_id: str,
+             *, secret: str = "") -> int:  # fmt: skip
+        with django_capture_on_commit_callbacks(execute=True):
+            return _post_signed(connection, topic, body, delivery_id, secret=secret)
+
+    return post
+
+
+def _post_signed(
+    connection: StoreConnection, topic: str, body: bytes, delivery_id: str, *, secret: str = ""
+) -> int:
+    secret = secret or connection.webhook_secret.reveal()
+    url = urlsplit(connectors.webhook_url(connection)).path
+    if connection.platform == Platform.SHOPIFY:
+        headers = {"HTTP_X_SHOPIFY_TOPIC": topic, "HTTP_X_SHOPIFY_WEBHOOK_ID": delivery_id,
+                   "HTTP_X_SHOPIFY_HMAC_SHA256": sign(secret, body),
+                   "HTTP_X_SHOPIFY_SHOP_DOMAIN": "kicks.myshopify.com"}  # fmt: skip
+    else:
+        headers = {"HTTP_X_WC_WEBHOOK_TOPIC": topic, "HTTP_X_WC_WEBHOOK_DELIVERY_ID": delivery_id,
+                   "HTTP_X_WC_WEBHOOK_SIGNATURE": sign(secret, body)}  # fmt: skip
+    return Client().post(url, data=body, content_type="application/json", **headers).status_code

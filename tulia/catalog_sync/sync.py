@@ -1,0 +1,161 @@
+"""The initial import (resumable) and the reconcile (compare, repair, report).
+
+Both walk the store page by page. Each page is fetched with no transaction open, then
+applied in one transaction that also saves the cursor, so a worker killed anywhere
+resumes at the first page not yet applied and never applies a page twice by halves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from uuid import UUID
+
+from django.db import transaction
+from django.utils import timezone
+
+from tenants.context import tenant_context
+from tenants.errors import NotFound
+from tulia.catalog_sync.apply import apply_delete, apply_product
+from tulia.catalog_sync.connectors import client_for
+from tulia.catalog_sync.errors import SyncError
+from tulia.catalog_sync.models import (
+    ExternalProduct,
+    ImportStatus,
+    ReconcileRun,
+    StoreConnection,
+)
+from tulia.catalog_sync.upstream import Page
+from tulia.commerce.indexing import schedule_indexing
+
+Fetch = Callable[[str], Page]
+MAX_DRIFT_LINES = 500
+
+
+def get_connection(tenant_id: UUID | str, connection_id: int) -> StoreConnection:
+    with tenant_context(tenant_id) as tid:
+        found = StoreConnection.objects.filter(tenant_id=tid, pk=connection_id).first()
+    if found is None:
+        raise NotFound("store connection not found")
+    return found
+
+
+def begin_import(tenant_id: UUID | str, connection_id: int) -> bool:
+    """Mark an import as wanted; False if one is running. A failed import keeps its cursor
+    (the next run resumes); a finished one starts over from the first page."""
+    with tenant_context(tenant_id) as tid:
+        connection = StoreConnection.objects.select_for_update().get(tenant_id=tid, pk=connection_id)
+        if connection.import_status == ImportStatus.RUNNING:
+            return False
+        if connection.import_status != ImportStatus.FAILED:
+            connection.import_cursor, connection.imported_count = "", 0
+        connection.import_status, connection.last_error = ImportStatus.RUNNING, ""
+        connection.save()
+    from tulia.catalog_sync.tasks import import_catalog
+
+    transaction.on_commit(lambda: import_catalog.delay(str(tenant_id), connection_id))
+    return True
+
+
+def run_import(tenant_id: UUID | str, connection_id: int, fetch: Fetch | None = None) -> int:
+    """Import from the saved cursor to the last page; returns the products imported."""
+    connection = get_connection(tenant_id, connection_id)
+    if connection.import_status != ImportStatus.RUNNING:
+        return connection.imported_count  # finished (or never asked for): nothing to do
+    fetch = fetch or client_for(connection).products_page
+    cursor = connection.import_cursor
+    try:
+        while True:
+            page = fetch(cursor)
+            cursor = _apply_import_page(tenant_id, connection_id, page)
+            if not cursor:
+                return get_connection(tenant_id, connection_id).imported_count
+    except SyncError as exc:
+        _record_failure(tenant_id, connection_id, exc)
+        raise
+
+
+def _apply_import_page(tenant_id: UUID | str, connection_id: int, page: Page) -> str:
+    with tenant_context(tenant_id) as tid:
+        connection = StoreConnection.objects.select_for_update().get(tenant_id=tid, pk=connection_id)
+        ids = [apply_product(connection, p, exists_now=True).item_id for p in page.products]
+        schedule_indexing(tid, [pk for pk in ids if pk])
+        connection.import_cursor = page.next_cursor
+        connection.imported_count += len(page.products)
+        if not page.next_cursor:
+            connection.import_status = ImportStatus.DONE
+            connection.import_finished_at = timezone.now()
+        connection.save()
+    return page.next_cursor
+
+
+def _record_failure(tenant_id: UUID | str, connection_id: int, exc: SyncError) -> None:
+    with tenant_context(tenant_id) as tid:
+        StoreConnection.objects.filter(tenant_id=tid, pk=connection_id).update(
+            import_status=ImportStatus.FAILED, last_error=str(exc)[:400]
+        )
+
+
+def reconcile(tenant_id: UUID | str, connection_id: int, fetch: Fetch | None = None) -> ReconcileRun:
+    """Walk the whole store, repair every difference, withdraw what vanished, report it."""
+    connection = get_connection(tenant_id, connection_id)
+    with tenant_context(tenant_id) as tid:
+        run = ReconcileRun.objects.create(tenant_id=tid, connection=connection, started_at=timezone.now())
+    fetch = fetch or client_for(connection).products_page
+    seen: set[str] = set()
+    cursor = ""
+    try:
+        while True:
+            page = fetch(cursor)
+            _reconcile_page(tenant_id, connection_id, run, page, seen)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        _withdraw_missing(tenant_id, connection_id, run, seen)
+    except SyncError as exc:
+        run.error = str(exc)[:400]
+    run.finished_at = timezone.now()
+    with tenant_context(tenant_id):
+        run.save()
+    return run
+
+
+def _note(run: ReconcileRun, lines: list[str]) -> None:
+    room = MAX_DRIFT_LINES - len(run.drift)
+    run.drift.extend(lines[: max(room, 0)])
+
+
+def _reconcile_page(
+    tenant_id: UUID | str, connection_id: int, run: ReconcileRun, page: Page, seen: set[str]
+) -> None:
+    with tenant_context(tenant_id) as tid:
+        connection = StoreConnection.objects.get(tenant_id=tid, pk=connection_id)
+        touched = []
+        for product in page.products:
+            seen.add(product.external_id)
+            applied = apply_product(connection, product, exists_now=True)
+            run.checked += 1
+            if applied.created:
+                _note(run, [f"{connection.prefix}{product.external_id} was missing: created"])
+            if applied.created or applied.changes:
+                run.repaired += 1
+                touched.append(applied.item_id)
+            _note(run, applied.changes + applied.kept)
+        schedule_indexing(tid, [pk for pk in touched if pk])
+        run.save()
+
+
+def _withdraw_missing(
+    tenant_id: UUID | str, connection_id: int, run: ReconcileRun, seen: set[str]
+) -> None:
+    with tenant_context(tenant_id) as tid:
+        connection = StoreConnection.objects.get(tenant_id=tid, pk=connection_id)
+        known = ExternalProduct.objects.filter(
+            tenant_id=tid, connection=connection, deleted_upstream=False
+        ).values_list("external_id", flat=True)
+        for external_id in sorted(set(known) - seen):
+            applied = apply_delete(connection, external_id, run.started_at)
+            if applied.stale:
+                continue
+            run.repaired += 1
+            _note(run, applied.changes or [f"{connection.prefix}{external_id} gone: withdrawn"])
+        run.save()

@@ -1,0 +1,64 @@
+"""The one shape every platform's product is turned into before it touches our catalog.
+
+Clients (import, reconcile) and webhook payloads of both platforms produce these; the
+apply layer knows nothing else about Shopify or WooCommerce.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+
+
+@dataclass(frozen=True)
+class Level:
+    """One location's available stock of one inventory item."""
+
+    inventory_item_id: str
+    location_id: str
+    available: int
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class UpstreamVariant:
+    external_id: str
+    sku: str
+    price: Decimal
+    stock: int
+    attributes: dict[str, str]
+    inventory_item_id: str = ""
+    levels: tuple[Level, ...] = ()
+
+
+@dataclass(frozen=True)
+class UpstreamProduct:
+    external_id: str
+    title: str
+    updated_at: datetime
+    active: bool
+    description: str = ""
+    vendor: str = ""
+    image_url: str = ""
+    link_url: str = ""
+    # A product sold as itself (WooCommerce "simple", a Shopify product whose only
+    # variant is the default one) keeps price and stock on the item, with no variants.
+    simple: bool = True
+    variants: tuple[UpstreamVariant, ...] = field(default_factory=tuple)
+
+    @property
+    def price(self) -> Decimal:
+        """The item's price: its own when simple, else the lowest variant price ("from")."""
+        prices = [variant.price for variant in self.variants]
+        return min(prices) if prices else Decimal(0)
+
+    @property
+    def stock(self) -> int:
+        return sum(max(variant.stock, 0) for variant in self.variants)
+
+
+@dataclass(frozen=True)
+class Page:
+    products: list[UpstreamProduct]
+    next_cursor: str  # "" when this was the last page
