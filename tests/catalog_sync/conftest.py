@@ -15,12 +15,14 @@ import tulia.catalog_sync
 from tenants.context import tenant_context
 from tenants.crypto import Secret
 from tenants.models import Tenant
+from tenants.services import get_or_create_customer
 from tulia.catalog_sync import connectors
 from tulia.catalog_sync.emulators.shopify import ShopifyEmulator
 from tulia.catalog_sync.emulators.webhooks import Delivery, sign
 from tulia.catalog_sync.emulators.woocommerce import WooEmulator
 from tulia.catalog_sync.models import Platform, StoreConnection
 from tulia.celery import app as celery_app
+from tulia.commerce.models import CatalogItem, Order, OrderLine, OrderStatus
 
 FIXTURES = Path(tulia.catalog_sync.__file__).parent / "fixtures"
 SHOP_TOKEN, APP_SECRET = "shpat_kicks_0123456789", "shpss_kicks_app_secret"
@@ -126,3 +128,21 @@ def _post_signed(
         headers = {"HTTP_X_WC_WEBHOOK_TOPIC": topic, "HTTP_X_WC_WEBHOOK_DELIVERY_ID": delivery_id,
                    "HTTP_X_WC_WEBHOOK_SIGNATURE": sign(secret, body)}  # fmt: skip
     return Client().post(url, data=body, content_type="application/json", **headers).status_code
+
+
+@pytest.fixture
+def make_customer_order() -> Callable[[CatalogItem], Order]:
+    """A customer's open (pending payment) order for one of an item."""
+
+    def build(item: CatalogItem) -> Order:
+        customer, _ = get_or_create_customer(item.tenant_id, "0712345678")
+        with tenant_context(item.tenant_id) as tid:
+            order = Order.objects.create(tenant_id=tid, customer=customer, reference="SYNC-1",
+                                         status=OrderStatus.PENDING_PAYMENT,
+                                         subtotal=item.price, total=item.price)  # fmt: skip
+            OrderLine.objects.create(tenant_id=tid, order=order, item=item, name=item.name,
+                                     sku=item.sku, unit_price=item.price, quantity=1,
+                                     line_total=item.price)  # fmt: skip
+            return order
+
+    return build

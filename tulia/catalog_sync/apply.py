@@ -276,13 +276,19 @@ def has_open_orders(item_id: int) -> list[str]:
     )
 
 
-def apply_delete(connection: StoreConnection, external_id: str, at: datetime) -> Applied:
+def apply_delete(
+    connection: StoreConnection, external_id: str, at: datetime, *, seen_missing: bool = False
+) -> Applied:
     """The product is gone upstream. An item with open orders is only withdrawn from sale
-    and queued for the admin; one with past orders is withdrawn; otherwise deleted."""
+    and queued for the admin; one with past orders is withdrawn; otherwise deleted.
+
+    `seen_missing`: a reconcile walked the whole store and did not find it, which beats
+    any timestamp (the store's clock and ours need not agree)."""
     mapping = _locked_mapping(connection, external_id)
-    if mapping is None or at < mapping.upstream_updated_at:
+    if mapping is None or (at < mapping.upstream_updated_at and not seen_missing):
         return Applied(stale=mapping is not None)
-    mapping.deleted_upstream, mapping.upstream_updated_at = True, at
+    mapping.deleted_upstream = True
+    mapping.upstream_updated_at = max(at, mapping.upstream_updated_at)
     item, applied = mapping.item, Applied(item_id=mapping.item_id)
     if item is not None:
         open_orders = has_open_orders(item.pk)

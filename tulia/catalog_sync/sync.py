@@ -61,9 +61,9 @@ def run_import(tenant_id: UUID | str, connection_id: int, fetch: Fetch | None = 
     connection = get_connection(tenant_id, connection_id)
     if connection.import_status != ImportStatus.RUNNING:
         return connection.imported_count  # finished (or never asked for): nothing to do
-    fetch = fetch or client_for(connection).products_page
     cursor = connection.import_cursor
     try:
+        fetch = fetch or client_for(connection).products_page
         while True:
             page = fetch(cursor)
             cursor = _apply_import_page(tenant_id, connection_id, page)
@@ -100,17 +100,20 @@ def reconcile(tenant_id: UUID | str, connection_id: int, fetch: Fetch | None = N
     connection = get_connection(tenant_id, connection_id)
     with tenant_context(tenant_id) as tid:
         run = ReconcileRun.objects.create(tenant_id=tid, connection=connection, started_at=timezone.now())
-    fetch = fetch or client_for(connection).products_page
+    # Only what we knew before the walk can be found missing: a product a webhook
+    # creates meanwhile was not there to be seen.
+    known = _known_products(tenant_id, connection_id)
     seen: set[str] = set()
     cursor = ""
     try:
+        fetch = fetch or client_for(connection).products_page
         while True:
             page = fetch(cursor)
             _reconcile_page(tenant_id, connection_id, run, page, seen)
             cursor = page.next_cursor
             if not cursor:
                 break
-        _withdraw_missing(tenant_id, connection_id, run, seen)
+        _withdraw_missing(tenant_id, connection_id, run, known - seen)
     except SyncError as exc:
         run.error = str(exc)[:400]
     run.finished_at = timezone.now()
@@ -144,16 +147,22 @@ def _reconcile_page(
         run.save()
 
 
+def _known_products(tenant_id: UUID | str, connection_id: int) -> set[str]:
+    with tenant_context(tenant_id) as tid:
+        return set(
+            ExternalProduct.objects.filter(
+                tenant_id=tid, connection_id=connection_id, deleted_upstream=False
+            ).values_list("external_id", flat=True)
+        )
+
+
 def _withdraw_missing(
-    tenant_id: UUID | str, connection_id: int, run: ReconcileRun, seen: set[str]
+    tenant_id: UUID | str, connection_id: int, run: ReconcileRun, missing: set[str]
 ) -> None:
     with tenant_context(tenant_id) as tid:
         connection = StoreConnection.objects.get(tenant_id=tid, pk=connection_id)
-        known = ExternalProduct.objects.filter(
-            tenant_id=tid, connection=connection, deleted_upstream=False
-        ).values_list("external_id", flat=True)
-        for external_id in sorted(set(known) - seen):
-            applied = apply_delete(connection, external_id, run.started_at)
+        for external_id in sorted(missing):
+            applied = apply_delete(connection, external_id, run.started_at, seen_missing=True)
             if applied.stale:
                 continue
             run.repaired += 1

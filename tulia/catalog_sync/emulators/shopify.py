@@ -76,6 +76,9 @@ class ShopifyEmulator(EmulatorServer):
         self.bucket, self.restore_rate = bucket, restore_rate
         self._available, self._refilled = bucket, time.monotonic()
         self.throttled = 0
+        # Answer this many queries THROTTLED whatever the bucket says (another app using
+        # the same shop's bucket, as happens in real shops).
+        self.force_throttle = 0
         self.cursors_asked: list[str | None] = []
         self.currency = "KES"
         self._ids = itertools.count(7_000_000_001)
@@ -205,7 +208,8 @@ class ShopifyEmulator(EmulatorServer):
         with self._lock:
             self._refill()
             status = {"maximumAvailable": self.bucket, "restoreRate": self.restore_rate}
-            if self._available < requested:
+            if self._available < requested or self.force_throttle > 0:
+                self.force_throttle = max(self.force_throttle - 1, 0)
                 self.throttled += 1
                 return {"requestedQueryCost": requested, "actualQueryCost": None,
                         "throttleStatus": {**status, "currentlyAvailable": int(self._available)},
