@@ -72,14 +72,24 @@ def host_of(emulator: ShopifyEmulator | WooEmulator) -> str:
 
 @pytest.fixture
 def shopify_shop(tenant: Tenant, shopify: ShopifyEmulator) -> StoreConnection:
-    return connect(tenant, Platform.SHOPIFY, shop_domain=host_of(shopify),
-                   access_token=Secret(SHOP_TOKEN), webhook_secret=Secret(APP_SECRET))  # fmt: skip
+    return connect(
+        tenant,
+        Platform.SHOPIFY,
+        shop_domain=host_of(shopify),
+        access_token=Secret(SHOP_TOKEN),
+        webhook_secret=Secret(APP_SECRET),
+    )
 
 
 @pytest.fixture
 def woo_shop(tenant: Tenant, woo: WooEmulator) -> StoreConnection:
-    return connect(tenant, Platform.WOOCOMMERCE, store_url=woo.base_url,
-                   consumer_key=WOO_KEY, consumer_secret=Secret(WOO_SECRET))  # fmt: skip
+    return connect(
+        tenant,
+        Platform.WOOCOMMERCE,
+        store_url=woo.base_url,
+        consumer_key=WOO_KEY,
+        consumer_secret=Secret(WOO_SECRET),
+    )
 
 
 @pytest.fixture
@@ -87,11 +97,14 @@ def replay(django_capture_on_commit_callbacks: Any) -> Callable[[Delivery], int]
     """Post an emulator's delivery through our real webhook view (tasks run after commit)."""
 
     def post(delivery: Delivery) -> int:
-        headers = {f"HTTP_{k.upper().replace('-', '_')}": v for k, v in delivery.headers.items()
-                   if k.lower() != "content-type"}  # fmt: skip
+        headers = {k: v for k, v in delivery.headers.items() if k.lower() != "content-type"}
         with django_capture_on_commit_callbacks(execute=True):
-            answer = Client().post(urlsplit(delivery.url).path, data=delivery.body,
-                                   content_type="application/json", **headers)  # fmt: skip
+            answer = Client().post(
+                urlsplit(delivery.url).path,
+                data=delivery.body,
+                content_type="application/json",
+                headers=headers,
+            )
         return answer.status_code
 
     return post
@@ -107,8 +120,9 @@ def fixture_body(platform: str, name: str, **swap: Any) -> bytes:
 
 @pytest.fixture
 def post_signed(django_capture_on_commit_callbacks: Any) -> Callable[..., int]:
-    def post(connection: StoreConnection, topic: str, body: bytes, delivery_id: str,
-             *, secret: str = "") -> int:  # fmt: skip
+    def post(
+        connection: StoreConnection, topic: str, body: bytes, delivery_id: str, *, secret: str = ""
+    ) -> int:
         with django_capture_on_commit_callbacks(execute=True):
             return _post_signed(connection, topic, body, delivery_id, secret=secret)
 
@@ -121,13 +135,20 @@ def _post_signed(
     secret = secret or connection.webhook_secret.reveal()
     url = urlsplit(connectors.webhook_url(connection)).path
     if connection.platform == Platform.SHOPIFY:
-        headers = {"HTTP_X_SHOPIFY_TOPIC": topic, "HTTP_X_SHOPIFY_WEBHOOK_ID": delivery_id,
-                   "HTTP_X_SHOPIFY_HMAC_SHA256": sign(secret, body),
-                   "HTTP_X_SHOPIFY_SHOP_DOMAIN": "kicks.myshopify.com"}  # fmt: skip
+        headers = {
+            "X-Shopify-Topic": topic,
+            "X-Shopify-Webhook-Id": delivery_id,
+            "X-Shopify-Hmac-Sha256": sign(secret, body),
+            "X-Shopify-Shop-Domain": "kicks.myshopify.com",
+        }
     else:
-        headers = {"HTTP_X_WC_WEBHOOK_TOPIC": topic, "HTTP_X_WC_WEBHOOK_DELIVERY_ID": delivery_id,
-                   "HTTP_X_WC_WEBHOOK_SIGNATURE": sign(secret, body)}  # fmt: skip
-    return Client().post(url, data=body, content_type="application/json", **headers).status_code
+        headers = {
+            "X-WC-Webhook-Topic": topic,
+            "X-WC-Webhook-Delivery-ID": delivery_id,
+            "X-WC-Webhook-Signature": sign(secret, body),
+        }
+    answer = Client().post(url, data=body, content_type="application/json", headers=headers)
+    return answer.status_code
 
 
 @pytest.fixture
@@ -137,12 +158,24 @@ def make_customer_order() -> Callable[[CatalogItem], Order]:
     def build(item: CatalogItem) -> Order:
         customer, _ = get_or_create_customer(item.tenant_id, "0712345678")
         with tenant_context(item.tenant_id) as tid:
-            order = Order.objects.create(tenant_id=tid, customer=customer, reference="SYNC-1",
-                                         status=OrderStatus.PENDING_PAYMENT,
-                                         subtotal=item.price, total=item.price)  # fmt: skip
-            OrderLine.objects.create(tenant_id=tid, order=order, item=item, name=item.name,
-                                     sku=item.sku, unit_price=item.price, quantity=1,
-                                     line_total=item.price)  # fmt: skip
+            order = Order.objects.create(
+                tenant_id=tid,
+                customer=customer,
+                reference="SYNC-1",
+                status=OrderStatus.PENDING_PAYMENT,
+                subtotal=item.price,
+                total=item.price,
+            )
+            OrderLine.objects.create(
+                tenant_id=tid,
+                order=order,
+                item=item,
+                name=item.name,
+                sku=item.sku,
+                unit_price=item.price,
+                quantity=1,
+                line_total=item.price,
+            )
             return order
 
     return build

@@ -7,7 +7,6 @@ import re
 import pytest
 
 from payments.emulators.server import Reply
-
 from tenants.context import tenant_context
 from tulia.catalog_sync.errors import SyncError
 from tulia.catalog_sync.models import ImportStatus, StoreConnection
@@ -44,7 +43,8 @@ def test_woocommerce_import_pages_and_waits_out_429(
     with django_capture_on_commit_callbacks(execute=True):
         begin_import(tenant.id, woo_shop.pk)
     assert _counts(tenant) == (230, 15)
-    assert woo.limited >= 1 and sorted(set(woo.pages_asked)) == [1, 2, 3]
+    assert woo.limited >= 1
+    assert sorted(set(woo.pages_asked)) == [1, 2, 3]
 
 
 def test_an_import_killed_mid_way_resumes_from_the_saved_cursor(tenant, woo, woo_shop) -> None:
@@ -52,7 +52,7 @@ def test_an_import_killed_mid_way_resumes_from_the_saved_cursor(tenant, woo, woo
     with tenant_context(tenant.id):
         StoreConnection.objects.filter(pk=woo_shop.pk).update(import_status=ImportStatus.RUNNING)
     original = woo._list
-    crashed = []
+    crashed: list[bool] = []
 
     def crash_on_page_three(request):
         if request.query.get("page") == "3" and not crashed:
@@ -64,7 +64,11 @@ def test_an_import_killed_mid_way_resumes_from_the_saved_cursor(tenant, woo, woo
     with pytest.raises(SyncError):
         run_import(tenant.id, woo_shop.pk)
     failed = get_connection(tenant.id, woo_shop.pk)
-    assert (failed.import_status, failed.import_cursor, failed.imported_count) == (ImportStatus.FAILED, "3", 200)
+    assert (failed.import_status, failed.import_cursor, failed.imported_count) == (
+        ImportStatus.FAILED,
+        "3",
+        200,
+    )
     woo.pages_asked.clear()
     with tenant_context(tenant.id):
         StoreConnection.objects.filter(pk=woo_shop.pk).update(import_status=ImportStatus.RUNNING)
@@ -84,11 +88,14 @@ def test_a_failed_import_resumes_when_started_again(
     first_page = shopify.cursors_asked[:]
     with django_capture_on_commit_callbacks(execute=True):
         begin_import(tenant.id, shopify_shop.pk)
-    assert first_page == [] and shopify.cursors_asked[0] is None
+    assert first_page == []
+    assert shopify.cursors_asked[0] is None
     assert _counts(tenant) == (45, 0)
 
 
-def test_importing_twice_changes_nothing(tenant, woo, woo_shop, django_capture_on_commit_callbacks) -> None:
+def test_importing_twice_changes_nothing(
+    tenant, woo, woo_shop, django_capture_on_commit_callbacks
+) -> None:
     woo.seed(30, sized_every=5)
     for _ in range(2):
         with django_capture_on_commit_callbacks(execute=True):

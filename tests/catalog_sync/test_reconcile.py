@@ -52,10 +52,13 @@ def test_reconcile_repairs_a_local_edit_to_a_synced_item(tenant, woo, woo_shop) 
     with tenant_context(tenant.id):
         CatalogItem.objects.filter(sku=f"WOO-{product}").update(price=1)
     run = reconcile(tenant.id, woo_shop.pk)
-    assert run.repaired == 1 and _by_sku(tenant, "WOO-", product).price == Decimal(800)
+    assert run.repaired == 1
+    assert _by_sku(tenant, "WOO-", product).price == Decimal(800)
 
 
-def test_when_tulia_owns_stock_the_store_stock_is_reported_not_applied(tenant, woo, woo_shop) -> None:
+def test_when_tulia_owns_stock_the_store_stock_is_reported_not_applied(
+    tenant, woo, woo_shop
+) -> None:
     _imported(tenant, woo_shop, woo, 3)
     with tenant_context(tenant.id):
         StoreConnection.objects.filter(pk=woo_shop.pk).update(stock_owner=StockOwner.TULIA)
@@ -76,14 +79,20 @@ def test_a_product_with_open_orders_is_withdrawn_not_deleted_and_queued(
     woo.delete(product)
     reconcile(tenant.id, woo_shop.pk)
     kept = _by_sku(tenant, "WOO-", product)
-    assert kept is not None and not kept.is_active
+    assert kept is not None
+    assert not kept.is_active
     with tenant_context(tenant.id):
         conflict = SyncConflict.objects.get()
-    assert conflict.kind == ConflictKind.DELETE_WITH_OPEN_ORDERS and order.reference in conflict.detail
+    assert conflict.kind == ConflictKind.DELETE_WITH_OPEN_ORDERS
+    assert order.reference in conflict.detail
 
 
-def test_the_beat_reconciles_every_active_connection(tenant, shopify, shopify_shop, monkeypatch) -> None:
-    assert "catalog_sync.reconcile_all" in {e["task"] for e in celery_app.conf.beat_schedule.values()}
+def test_the_beat_reconciles_every_active_connection(
+    tenant, shopify, shopify_shop, monkeypatch
+) -> None:
+    assert "catalog_sync.reconcile_all" in {
+        e["task"] for e in celery_app.conf.beat_schedule.values()
+    }
     _imported(tenant, shopify_shop, shopify, 3)
     shopify.set_price(sorted(shopify.products)[0], "999.00")
     assert reconcile_all() == 1  # tasks run eagerly here

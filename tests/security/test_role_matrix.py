@@ -64,6 +64,8 @@ def test_the_walk_finds_the_actions_the_issue_names() -> None:
     assert ("commerce.ApiKey", "revoke") in names
     assert ("kb.ConversationSummary", "approve") in names
     assert ("payments.PaymentToReconcile", "mark_reviewed") in names
+    assert ("catalog_sync.StoreConnection", "start_import") in names
+    assert ("catalog_sync.SyncConflict", "resolve") in names
 
 
 def test_every_admin_action_names_its_row_in_the_matrix() -> None:
@@ -125,6 +127,25 @@ def test_only_an_owner_approves_kb_summaries(tenant, staff, username, approved) 
     _run_action(_client(username), "kb_conversationsummary", "approve", summary.pk)
     with tenant_context(tenant.id):
         assert ConversationSummary.objects.get(pk=summary.pk).approved is approved
+
+
+@pytest.mark.parametrize(("username", "resolved"), [("agent_r", False), ("owner_r", True)])
+def test_only_an_owner_resolves_store_sync_conflicts(tenant, staff, username, resolved) -> None:
+    from tulia.catalog_sync.models import StoreConnection, SyncConflict
+
+    with tenant_context(tenant.id):
+        store = StoreConnection.objects.create(
+            tenant=tenant,
+            platform="woocommerce",
+            store_url="https://duka.example.co.ke",
+            webhook_secret="s",
+        )
+        conflict = SyncConflict.objects.create(
+            tenant=tenant, connection=store, kind="delete_open_orders", external_id="1", detail="x"
+        )
+    _run_action(_client(username), "catalog_sync_syncconflict", "resolve", conflict.pk)
+    with tenant_context(tenant.id):
+        assert (SyncConflict.objects.get(pk=conflict.pk).resolved_at is not None) is resolved
 
 
 def test_every_desk_operation_has_a_matrix_row(rf) -> None:

@@ -46,9 +46,19 @@ class StoreConnectionForm(forms.ModelForm):
 
     class Meta:
         model = StoreConnection
-        fields = ("tenant", "platform", "shop_domain", "store_url", "api_version",
-                  "access_token", "consumer_key", "consumer_secret", "webhook_secret",
-                  "stock_owner", "is_active")  # fmt: skip
+        fields = (
+            "tenant",
+            "platform",
+            "shop_domain",
+            "store_url",
+            "api_version",
+            "access_token",
+            "consumer_key",
+            "consumer_secret",
+            "webhook_secret",
+            "stock_owner",
+            "is_active",
+        )
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
@@ -68,7 +78,8 @@ class StoreConnectionForm(forms.ModelForm):
             probe.clean()
             connectors.check_credentials(probe)
         except SyncError as exc:
-            raise forms.ValidationError(f"The store did not accept the connection: {exc.message}")
+            message = f"The store did not accept the connection: {exc.message}"
+            raise forms.ValidationError(message) from exc
 
 
 @admin.register(StoreConnection)
@@ -84,7 +95,9 @@ class StoreConnectionAdmin(TenantScopedAdmin):
         try:
             connectors.register_webhooks(obj)
         except SyncError as exc:
-            messages.warning(request, f"Webhooks not registered ({exc.message}); the reconcile still runs.")
+            messages.warning(
+                request, f"Webhooks not registered ({exc.message}); the reconcile still runs."
+            )
         if not change:
             begin_import(obj.tenant_id, obj.pk)
             messages.info(request, "Connected. The catalog import has started.")
@@ -102,7 +115,9 @@ class StoreConnectionAdmin(TenantScopedAdmin):
         started = sum(begin_import(c.tenant_id, c.pk) for c in queryset)
         messages.info(request, f"{started} import(s) started.")
 
-    @role_action("catalog_sync.connection.reconcile", description="Compare with the store and repair")
+    @role_action(
+        "catalog_sync.connection.reconcile", description="Compare with the store and repair"
+    )
     def reconcile_now(self, request: HttpRequest, queryset: QuerySet[StoreConnection]) -> None:
         from tulia.catalog_sync.tasks import reconcile_connection
 

@@ -55,9 +55,12 @@ def _shillings(connection: StoreConnection, external_id: str, amount: Decimal) -
     whole = amount.quantize(Decimal(1), rounding=ROUND_HALF_UP)
     if whole != amount:
         raise_conflict(
-            connection, ConflictKind.PRICE_NOT_WHOLE, external_id, None,
+            connection,
+            ConflictKind.PRICE_NOT_WHOLE,
+            external_id,
+            None,
             f"price {amount} is not whole shillings; quoted as {whole}",
-        )  # fmt: skip
+        )
     return whole
 
 
@@ -68,9 +71,13 @@ def raise_conflict(
     try:
         with transaction.atomic():
             SyncConflict.objects.create(
-                tenant_id=connection.tenant_id, connection=connection, kind=kind,
-                external_id=external_id, item_id=item_id, detail=detail[:400],
-            )  # fmt: skip
+                tenant_id=connection.tenant_id,
+                connection=connection,
+                kind=kind,
+                external_id=external_id,
+                item_id=item_id,
+                detail=detail[:400],
+            )
     except IntegrityError:
         pass
 
@@ -109,7 +116,9 @@ def apply_product(
     _fill_item(connection, item, product, applied, first_time=first_time)
     item.save()
     mapping.item, mapping.deleted_upstream = item, False
-    mapping.upstream_updated_at = max(product.updated_at, mapping.upstream_updated_at or product.updated_at)
+    mapping.upstream_updated_at = max(
+        product.updated_at, mapping.upstream_updated_at or product.updated_at
+    )
     mapping.save()
     _apply_variants(connection, mapping, item, product, applied, first_time=first_time)
     applied.item_id, applied.created = item.pk, first_time
@@ -142,8 +151,14 @@ def _fill_item(
     price = _shillings(connection, product.external_id, product.price)
     _set(item, "price", price, applied, label)
     if product.simple:
-        _set_stock(connection, item, _variant_stock(connection, product.variants[0]), applied,
-                   product.external_id, first_time=first_time)  # fmt: skip
+        _set_stock(
+            connection,
+            item,
+            _variant_stock(connection, product.variants[0]),
+            applied,
+            product.external_id,
+            first_time=first_time,
+        )
 
 
 def _variant_stock(connection: StoreConnection, variant: UpstreamVariant) -> int:
@@ -165,8 +180,13 @@ def _set_stock(
     first_time: bool,
 ) -> None:
     if stock < 0:
-        raise_conflict(connection, ConflictKind.NEGATIVE_STOCK, external_id, None,
-                       f"{stock} in stock upstream; 0 here")  # fmt: skip
+        raise_conflict(
+            connection,
+            ConflictKind.NEGATIVE_STOCK,
+            external_id,
+            None,
+            f"{stock} in stock upstream; 0 here",
+        )
     stock = max(stock, 0)
     if connection.stock_owner == StockOwner.PLATFORM or first_time or row.pk is None:
         _set(row, "stock", stock, applied, row.sku)
@@ -209,7 +229,9 @@ def _apply_variant(
     applied: Applied,
 ) -> Variant:
     variant = link.variant or Variant(
-        tenant_id=connection.tenant_id, item=item, sku=f"{connection.prefix}V{upstream.external_id}"[:64]
+        tenant_id=connection.tenant_id,
+        item=item,
+        sku=f"{connection.prefix}V{upstream.external_id}"[:64],
     )
     first_time = variant.pk is None
     _set(variant, "attributes", upstream.attributes, applied, variant.sku)
@@ -227,17 +249,21 @@ def _store_level(connection: StoreConnection, level: Level) -> bool:
     row = (
         StockLevel.objects.select_for_update()
         .filter(
-            tenant_id=connection.tenant_id, connection=connection,
-            inventory_item_id=level.inventory_item_id, location_id=level.location_id,
-        )  # fmt: skip
+            tenant_id=connection.tenant_id,
+            connection=connection,
+            inventory_item_id=level.inventory_item_id,
+            location_id=level.location_id,
+        )
         .first()
     )
     if row is not None and row.upstream_updated_at > level.updated_at:
         return False
     row = row or StockLevel(
-        tenant_id=connection.tenant_id, connection=connection,
-        inventory_item_id=level.inventory_item_id, location_id=level.location_id,
-    )  # fmt: skip
+        tenant_id=connection.tenant_id,
+        connection=connection,
+        inventory_item_id=level.inventory_item_id,
+        location_id=level.location_id,
+    )
     row.available, row.upstream_updated_at = level.available, level.updated_at
     row.save()
     return True
@@ -247,18 +273,25 @@ def apply_level(connection: StoreConnection, level: Level) -> Applied:
     """One location's stock changed: the variant's stock becomes the sum of its locations."""
     link = (
         ExternalVariant.objects.select_related("variant", "product__item")
-        .filter(tenant_id=connection.tenant_id, inventory_item_id=level.inventory_item_id,
-                product__connection=connection)  # fmt: skip
+        .filter(
+            tenant_id=connection.tenant_id,
+            inventory_item_id=level.inventory_item_id,
+            product__connection=connection,
+        )
         .first()
     )
     if not _store_level(connection, level):
         return Applied(item_id=link.product.item_id if link else None, stale=True)
     if link is None or link.product.item is None:
         return Applied()  # an item we do not sell (yet): the level waits for its product
-    total = StockLevel.objects.filter(
-        tenant_id=connection.tenant_id, connection=connection,
-        inventory_item_id=level.inventory_item_id,
-    ).aggregate(total=Sum("available"))["total"] or 0  # fmt: skip
+    total = (
+        StockLevel.objects.filter(
+            tenant_id=connection.tenant_id,
+            connection=connection,
+            inventory_item_id=level.inventory_item_id,
+        ).aggregate(total=Sum("available"))["total"]
+        or 0
+    )
     row: CatalogItem | Variant = link.variant or link.product.item
     applied = Applied(item_id=link.product.item_id)
     _set_stock(connection, row, total, applied, link.product.external_id, first_time=False)
@@ -294,9 +327,12 @@ def apply_delete(
         open_orders = has_open_orders(item.pk)
         if open_orders:
             raise_conflict(
-                connection, ConflictKind.DELETE_WITH_OPEN_ORDERS, external_id, item.pk,
+                connection,
+                ConflictKind.DELETE_WITH_OPEN_ORDERS,
+                external_id,
+                item.pk,
                 f"{item.name}: deleted in the store, open orders {', '.join(open_orders[:10])}",
-            )  # fmt: skip
+            )
         if open_orders or OrderLine.objects.filter(item_id=item.pk).exists():
             _set(item, "is_active", False, applied, item.sku)
             item.save(update_fields=["is_active", "updated_at"])

@@ -8,6 +8,7 @@ tenant's unguessable URL right after.
 from __future__ import annotations
 
 import secrets
+
 from django.conf import settings
 from django.urls import reverse
 
@@ -45,14 +46,17 @@ def webhook_url(connection: StoreConnection) -> str:
 def check_credentials(connection: StoreConnection) -> None:
     """Ask the store who it is; refuse a wrong key, an unsafe address or another currency."""
     client = client_for(connection)
-    currency = client.shop().get("currencyCode") if isinstance(client, ShopifyClient) else (
-        client.currency()
+    currency = (
+        client.shop().get("currencyCode")
+        if isinstance(client, ShopifyClient)
+        else (client.currency())
     )
     if currency != CURRENCY:
         raise SyncError(
-            "wrong_currency", f"the store sells in {currency or 'an unknown currency'}, not KES",
+            "wrong_currency",
+            f"the store sells in {currency or 'an unknown currency'}, not KES",
             retryable=False,
-        )  # fmt: skip
+        )
 
 
 def prepare(connection: StoreConnection) -> None:

@@ -67,7 +67,9 @@ def _woo_step(delivery: WebhookDelivery, connection: StoreConnection) -> Step | 
 def process_delivery(tenant_id: UUID | str, delivery_id: int) -> str:
     """Apply one stored delivery; returns its final status."""
     with tenant_context(tenant_id) as tid:
-        delivery = WebhookDelivery.objects.select_related("connection").get(tenant_id=tid, pk=delivery_id)
+        delivery = WebhookDelivery.objects.select_related("connection").get(
+            tenant_id=tid, pk=delivery_id
+        )
     if delivery.status != DeliveryStatus.RECEIVED:
         return delivery.status
     connection = delivery.connection
@@ -81,8 +83,10 @@ def process_delivery(tenant_id: UUID | str, delivery_id: int) -> str:
 
 def _finish(tenant_id: UUID | str, delivery_id: int, step: Step | None, *, error: str = "") -> str:
     with tenant_context(tenant_id) as tid, transaction.atomic():
-        delivery = WebhookDelivery.objects.select_for_update().select_related("connection").get(
-            tenant_id=tid, pk=delivery_id
+        delivery = (
+            WebhookDelivery.objects.select_for_update()
+            .select_related("connection")
+            .get(tenant_id=tid, pk=delivery_id)
         )
         if delivery.status != DeliveryStatus.RECEIVED:
             return delivery.status  # another worker got here first

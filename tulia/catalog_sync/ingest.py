@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
 
-from django.db import connection as db, transaction
+from django.db import connection as db
+from django.db import transaction
 from django.utils import timezone
 
 from tenants.context import tenant_context
@@ -29,13 +30,21 @@ logger = logging.getLogger("tulia.security")
 # Header names as Django's request.headers spells them, per platform.
 HEADERS = {
     Platform.SHOPIFY: ("X-Shopify-Hmac-Sha256", "X-Shopify-Webhook-Id", "X-Shopify-Topic"),
-    Platform.WOOCOMMERCE: ("X-WC-Webhook-Signature", "X-WC-Webhook-Delivery-ID", "X-WC-Webhook-Topic"),
+    Platform.WOOCOMMERCE: (
+        "X-WC-Webhook-Signature",
+        "X-WC-Webhook-Delivery-ID",
+        "X-WC-Webhook-Topic",
+    ),
 }
 # Kept with the body: what tells a delivery's time and origin apart later.
 KEPT_HEADERS = (
-    "X-Shopify-Triggered-At", "X-Shopify-Event-Id", "X-Shopify-Shop-Domain",
-    "X-WC-Webhook-Source", "X-WC-Webhook-Resource", "X-WC-Webhook-Event",
-)  # fmt: skip
+    "X-Shopify-Triggered-At",
+    "X-Shopify-Event-Id",
+    "X-Shopify-Shop-Domain",
+    "X-WC-Webhook-Source",
+    "X-WC-Webhook-Resource",
+    "X-WC-Webhook-Event",
+)
 
 _INSERT = f"""
 INSERT INTO {WebhookDelivery._meta.db_table}
@@ -102,10 +111,19 @@ def accept(envelope: Envelope) -> int | None:
     return _store(connection, delivery_id, topic, envelope)
 
 
-def _store(connection: StoreConnection, delivery_id: str, topic: str, envelope: Envelope) -> int | None:
+def _store(
+    connection: StoreConnection, delivery_id: str, topic: str, envelope: Envelope
+) -> int | None:
     kept = {name: envelope.headers[name] for name in KEPT_HEADERS if name in envelope.headers}
-    params = [str(connection.tenant_id), connection.pk, delivery_id, topic,
-              envelope.body.decode(), json.dumps(kept), timezone.now()]  # fmt: skip
+    params: list[str | int | datetime] = [
+        str(connection.tenant_id),
+        connection.pk,
+        delivery_id,
+        topic,
+        envelope.body.decode(),
+        json.dumps(kept),
+        timezone.now(),
+    ]
     with tenant_context(connection.tenant_id), db.cursor() as cursor:
         cursor.execute(_INSERT, params)
         row = cursor.fetchone()

@@ -198,7 +198,6 @@ class ConflictKind(models.TextChoices):
     DELETE_WITH_OPEN_ORDERS = "delete_open_orders", "Deleted upstream with open orders"
     PRICE_NOT_WHOLE = "price_not_whole", "Price is not whole shillings"
     NEGATIVE_STOCK = "negative_stock", "Negative stock upstream"
-    STOCK_DIFFERS = "stock_differs", "Stock differs (Tulia owns stock)"
 
 
 class SyncConflict(TenantOwnedModel):

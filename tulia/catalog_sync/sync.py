@@ -43,7 +43,9 @@ def begin_import(tenant_id: UUID | str, connection_id: int) -> bool:
     """Mark an import as wanted; False if one is running. A failed import keeps its cursor
     (the next run resumes); a finished one starts over from the first page."""
     with tenant_context(tenant_id) as tid:
-        connection = StoreConnection.objects.select_for_update().get(tenant_id=tid, pk=connection_id)
+        connection = StoreConnection.objects.select_for_update().get(
+            tenant_id=tid, pk=connection_id
+        )
         if connection.import_status == ImportStatus.RUNNING:
             return False
         if connection.import_status != ImportStatus.FAILED:
@@ -76,7 +78,9 @@ def run_import(tenant_id: UUID | str, connection_id: int, fetch: Fetch | None = 
 
 def _apply_import_page(tenant_id: UUID | str, connection_id: int, page: Page) -> str:
     with tenant_context(tenant_id) as tid:
-        connection = StoreConnection.objects.select_for_update().get(tenant_id=tid, pk=connection_id)
+        connection = StoreConnection.objects.select_for_update().get(
+            tenant_id=tid, pk=connection_id
+        )
         ids = [apply_product(connection, p, exists_now=True).item_id for p in page.products]
         schedule_indexing(tid, [pk for pk in ids if pk])
         connection.import_cursor = page.next_cursor
@@ -95,11 +99,15 @@ def _record_failure(tenant_id: UUID | str, connection_id: int, exc: SyncError) -
         )
 
 
-def reconcile(tenant_id: UUID | str, connection_id: int, fetch: Fetch | None = None) -> ReconcileRun:
+def reconcile(
+    tenant_id: UUID | str, connection_id: int, fetch: Fetch | None = None
+) -> ReconcileRun:
     """Walk the whole store, repair every difference, withdraw what vanished, report it."""
     connection = get_connection(tenant_id, connection_id)
     with tenant_context(tenant_id) as tid:
-        run = ReconcileRun.objects.create(tenant_id=tid, connection=connection, started_at=timezone.now())
+        run = ReconcileRun.objects.create(
+            tenant_id=tid, connection=connection, started_at=timezone.now()
+        )
     # Only what we knew before the walk can be found missing: a product a webhook
     # creates meanwhile was not there to be seen.
     known = _known_products(tenant_id, connection_id)

@@ -20,9 +20,12 @@ STUCK_AFTER = timedelta(minutes=2)
 
 
 @shared_task(
-    name="catalog_sync.import_catalog", acks_late=True, autoretry_for=(SyncError,),
-    retry_backoff=30, max_retries=5,
-)  # fmt: skip
+    name="catalog_sync.import_catalog",
+    acks_late=True,
+    autoretry_for=(SyncError,),
+    retry_backoff=30,
+    max_retries=5,
+)
 def import_catalog(tenant_id: str, connection_id: int) -> int:
     from tulia.catalog_sync.sync import run_import
 
@@ -34,8 +37,13 @@ def import_catalog(tenant_id: str, connection_id: int) -> int:
         raise
 
 
-@shared_task(name="catalog_sync.apply_delivery", acks_late=True, autoretry_for=(SyncError,),
-             retry_backoff=10, max_retries=5)  # fmt: skip
+@shared_task(
+    name="catalog_sync.apply_delivery",
+    acks_late=True,
+    autoretry_for=(SyncError,),
+    retry_backoff=10,
+    max_retries=5,
+)
 def apply_delivery(tenant_id: str, delivery_id: int) -> str:
     from tulia.catalog_sync.handlers import process_delivery
 
@@ -52,9 +60,7 @@ def reconcile_connection(tenant_id: str, connection_id: int) -> int:
 @shared_task(name="catalog_sync.reconcile_all")
 def reconcile_all() -> int:
     with operator_context("catalog sync: schedule the periodic reconcile"):
-        rows = list(
-            StoreConnection.objects.filter(is_active=True).values_list("tenant_id", "pk")
-        )
+        rows = list(StoreConnection.objects.filter(is_active=True).values_list("tenant_id", "pk"))
     for tenant_id, connection_id in rows:
         reconcile_connection.delay(str(tenant_id), connection_id)
     return len(rows)
@@ -66,8 +72,9 @@ def sweep_deliveries() -> int:
     cutoff = timezone.now() - STUCK_AFTER
     with operator_context("catalog sync: re-enqueue stored webhook deliveries"):
         rows = list(
-            WebhookDelivery.objects.filter(status=DeliveryStatus.RECEIVED, received_at__lt=cutoff)
-            .values_list("tenant_id", "pk")[:500]
+            WebhookDelivery.objects.filter(
+                status=DeliveryStatus.RECEIVED, received_at__lt=cutoff
+            ).values_list("tenant_id", "pk")[:500]
         )
     for tenant_id, delivery_id in rows:
         apply_delivery.delay(str(tenant_id), delivery_id)
@@ -80,5 +87,8 @@ app.conf.beat_schedule = {
         "task": "catalog_sync.reconcile_all",
         "schedule": RECONCILE_EVERY_SECONDS,
     },
-    "catalog-sync-sweep": {"task": "catalog_sync.sweep_deliveries", "schedule": SWEEP_EVERY_SECONDS},
+    "catalog-sync-sweep": {
+        "task": "catalog_sync.sweep_deliveries",
+        "schedule": SWEEP_EVERY_SECONDS,
+    },
 }

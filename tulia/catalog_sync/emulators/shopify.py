@@ -67,8 +67,9 @@ class ShopifyEmulator(EmulatorServer):
         *,
         bucket: float = 2000,
         restore_rate: float = 100,
+        port: int = 0,
     ) -> None:
-        super().__init__()
+        super().__init__(port=port)
         self.domain, self.token, self.client_secret = domain, token, client_secret
         self.products: dict[int, FakeProduct] = {}
         self.subscriptions: list[tuple[str, str]] = []
@@ -89,20 +90,35 @@ class ShopifyEmulator(EmulatorServer):
     # --- the shop's own data ------------------------------------------------------------
     def _tick(self) -> datetime:
         """A strictly later second for each change: Shopify's timestamps are seconds."""
-        self._clock = max(self._clock + timedelta(seconds=1), datetime.now(tz=UTC).replace(microsecond=0))
+        self._clock = max(
+            self._clock + timedelta(seconds=1), datetime.now(tz=UTC).replace(microsecond=0)
+        )
         return self._clock
 
     def add_product(
-        self, title: str, price: str, *, stock: int = 5, sizes: tuple[str, ...] = (), notify: bool = True
+        self,
+        title: str,
+        price: str,
+        *,
+        stock: int = 5,
+        sizes: tuple[str, ...] = (),
+        notify: bool = True,
     ) -> FakeProduct:
         with self._lock:
             product = FakeProduct(next(self._ids), title, "Kicks Ltd", "ACTIVE", self._tick())
             for size in sizes or ("Default Title",):
                 name = "Size" if sizes else "Title"
                 product.variants.append(
-                    FakeVariant(next(self._ids), f"SKU-{product.id}-{size}", Decimal(price),
-                                {name: size}, next(self._ids), {LOCATION: stock}, product.updated_at)
-                )  # fmt: skip
+                    FakeVariant(
+                        next(self._ids),
+                        f"SKU-{product.id}-{size}",
+                        Decimal(price),
+                        {name: size},
+                        next(self._ids),
+                        {LOCATION: stock},
+                        product.updated_at,
+                    )
+                )
             self.products[product.id] = product
         if notify:
             self._notify("products/create", self.product_json(product))
@@ -111,8 +127,9 @@ class ShopifyEmulator(EmulatorServer):
     def seed(self, count: int, *, sized_every: int = 10) -> None:
         for n in range(count):
             sizes = ("40", "41", "42") if sized_every and n % sized_every == 0 else ()
-            self.add_product(f"Sneaker model {n}", str(1000 + n % 500), stock=n % 7, sizes=sizes,
-                             notify=False)  # fmt: skip
+            self.add_product(
+                f"Sneaker model {n}", str(1000 + n % 500), stock=n % 7, sizes=sizes, notify=False
+            )
 
     def set_price(self, product_id: int, price: str) -> Delivery | None:
         with self._lock:
@@ -122,16 +139,20 @@ class ShopifyEmulator(EmulatorServer):
             product.updated_at = self._tick()
         return self._notify("products/update", self.product_json(product))
 
-    def set_stock(self, product_id: int, available: int, *, location: int = LOCATION) -> Delivery | None:
+    def set_stock(
+        self, product_id: int, available: int, *, location: int = LOCATION
+    ) -> Delivery | None:
         with self._lock:
             variant = self.products[product_id].variants[0]
             variant.levels[location] = available
             variant.level_updated = self._tick()
         body = {
-            "inventory_item_id": variant.inventory_item_id, "location_id": location,
-            "available": available, "updated_at": _stamp(variant.level_updated),
+            "inventory_item_id": variant.inventory_item_id,
+            "location_id": location,
+            "available": available,
+            "updated_at": _stamp(variant.level_updated),
             "admin_graphql_api_id": f"gid://shopify/InventoryLevel/{location}?inventory_item_id={variant.inventory_item_id}",
-        }  # fmt: skip
+        }
         return self._notify("inventory_levels/update", body)
 
     def delete_product(self, product_id: int) -> Delivery | None:
@@ -144,24 +165,37 @@ class ShopifyEmulator(EmulatorServer):
         names = product.option_names
         variants = []
         for position, v in enumerate(product.variants, start=1):
-            values = list(v.options.values()) + [None, None, None]
-            variants.append({
-                "id": v.id, "product_id": product.id, "title": " / ".join(v.options.values()),
-                "price": f"{v.price:.2f}", "sku": v.sku, "position": position,
-                "option1": values[0], "option2": values[1], "option3": values[2],
-                "inventory_item_id": v.inventory_item_id,
-                "inventory_quantity": sum(v.levels.values()),
-                "admin_graphql_api_id": f"gid://shopify/ProductVariant/{v.id}",
-            })  # fmt: skip
+            values = [*v.options.values(), None, None, None]
+            variants.append(
+                {
+                    "id": v.id,
+                    "product_id": product.id,
+                    "title": " / ".join(v.options.values()),
+                    "price": f"{v.price:.2f}",
+                    "sku": v.sku,
+                    "position": position,
+                    "option1": values[0],
+                    "option2": values[1],
+                    "option3": values[2],
+                    "inventory_item_id": v.inventory_item_id,
+                    "inventory_quantity": sum(v.levels.values()),
+                    "admin_graphql_api_id": f"gid://shopify/ProductVariant/{v.id}",
+                }
+            )
         return {
-            "id": product.id, "title": product.title, "body_html": product.body_html,
-            "vendor": product.vendor, "product_type": "Shoes", "handle": f"p-{product.id}",
-            "status": product.status.lower(), "updated_at": _stamp(product.updated_at),
+            "id": product.id,
+            "title": product.title,
+            "body_html": product.body_html,
+            "vendor": product.vendor,
+            "product_type": "Shoes",
+            "handle": f"p-{product.id}",
+            "status": product.status.lower(),
+            "updated_at": _stamp(product.updated_at),
             "admin_graphql_api_id": f"gid://shopify/Product/{product.id}",
             "variants": variants,
             "options": [{"name": n, "position": i} for i, n in enumerate(names, start=1)],
             "image": None,
-        }  # fmt: skip
+        }
 
     def _notify(self, topic: str, body: dict[str, Any]) -> Delivery | None:
         wanted = topic.upper().replace("/", "_")
@@ -170,10 +204,13 @@ class ShopifyEmulator(EmulatorServer):
             if subscribed != wanted:
                 continue
             headers = {
-                "X-Shopify-Topic": topic, "X-Shopify-Shop-Domain": self.domain,
-                "X-Shopify-Webhook-Id": str(uuid.uuid4()), "X-Shopify-Event-Id": str(uuid.uuid4()),
-                "X-Shopify-Triggered-At": _stamp(self._clock), "X-Shopify-API-Version": "2025-07",
-            }  # fmt: skip
+                "X-Shopify-Topic": topic,
+                "X-Shopify-Shop-Domain": self.domain,
+                "X-Shopify-Webhook-Id": str(uuid.uuid4()),
+                "X-Shopify-Event-Id": str(uuid.uuid4()),
+                "X-Shopify-Triggered-At": _stamp(self._clock),
+                "X-Shopify-API-Version": "2025-07",
+            }
             signed = ("X-Shopify-Hmac-Sha256", self.client_secret)
             last = self.outbox.deliver(url, body, headers, signed)
         return last
@@ -186,13 +223,27 @@ class ShopifyEmulator(EmulatorServer):
         body = request.json() or {}
         query, variables = str(body.get("query") or ""), body.get("variables") or {}
         if "query Shop" in query:
-            return self._answer({"shop": {"name": "Kicks", "currencyCode": self.currency,
-                                          "myshopifyDomain": self.domain}}, 1, 1)  # fmt: skip
+            return self._answer(
+                {
+                    "shop": {
+                        "name": "Kicks",
+                        "currencyCode": self.currency,
+                        "myshopifyDomain": self.domain,
+                    }
+                },
+                1,
+                1,
+            )
         if "mutation Subscribe" in query:
             self.subscriptions.append((str(variables["topic"]), str(variables["url"])))
-            data = {"webhookSubscriptionCreate": {
-                "webhookSubscription": {"id": f"gid://shopify/WebhookSubscription/{next(self._ids)}"},
-                "userErrors": []}}  # fmt: skip
+            data = {
+                "webhookSubscriptionCreate": {
+                    "webhookSubscription": {
+                        "id": f"gid://shopify/WebhookSubscription/{next(self._ids)}"
+                    },
+                    "userErrors": [],
+                }
+            }
             return self._answer(data, 10, 10)
         if "query Products" in query:
             return self._products(variables)
@@ -200,7 +251,9 @@ class ShopifyEmulator(EmulatorServer):
 
     def _refill(self) -> None:
         now = time.monotonic()
-        self._available = min(self.bucket, self._available + (now - self._refilled) * self.restore_rate)
+        self._available = min(
+            self.bucket, self._available + (now - self._refilled) * self.restore_rate
+        )
         self._refilled = now
 
     def _cost(self, requested: int, actual: int) -> dict[str, Any] | None:
@@ -211,18 +264,31 @@ class ShopifyEmulator(EmulatorServer):
             if self._available < requested or self.force_throttle > 0:
                 self.force_throttle = max(self.force_throttle - 1, 0)
                 self.throttled += 1
-                return {"requestedQueryCost": requested, "actualQueryCost": None,
-                        "throttleStatus": {**status, "currentlyAvailable": int(self._available)},
-                        "throttled": True}  # fmt: skip
+                return {
+                    "requestedQueryCost": requested,
+                    "actualQueryCost": None,
+                    "throttleStatus": {**status, "currentlyAvailable": int(self._available)},
+                    "throttled": True,
+                }
             self._available -= actual
-            return {"requestedQueryCost": requested, "actualQueryCost": actual,
-                    "throttleStatus": {**status, "currentlyAvailable": int(self._available)}}  # fmt: skip
+            return {
+                "requestedQueryCost": requested,
+                "actualQueryCost": actual,
+                "throttleStatus": {**status, "currentlyAvailable": int(self._available)},
+            }
 
     def _answer(self, data: dict[str, Any], requested: int, actual: int) -> Reply:
         cost = self._cost(requested, actual) or {}
         if cost.pop("throttled", False):
-            errors = [{"message": "Throttled", "extensions": {"code": "THROTTLED",
-                       "documentation": "https://shopify.dev/api/usage/rate-limits"}}]  # fmt: skip
+            errors = [
+                {
+                    "message": "Throttled",
+                    "extensions": {
+                        "code": "THROTTLED",
+                        "documentation": "https://shopify.dev/api/usage/rate-limits",
+                    },
+                }
+            ]
             return Reply(200, {"errors": errors, "extensions": {"cost": cost}})
         return Reply(200, {"data": data, "extensions": {"cost": cost}})
 
@@ -231,8 +297,15 @@ class ShopifyEmulator(EmulatorServer):
         after = variables.get("after")
         requested = 2 + first * (1 + 8 * 5)
         if requested > MAX_QUERY_COST:
-            error = {"message": f"Query cost is {requested}, which exceeds the single query max cost limit ({MAX_QUERY_COST}).",
-                     "extensions": {"code": "MAX_COST_EXCEEDED", "cost": requested, "maxCost": MAX_QUERY_COST}}  # fmt: skip
+            error = {
+                "message": f"Query cost is {requested}, which exceeds the single query max"
+                f" cost limit ({MAX_QUERY_COST}).",
+                "extensions": {
+                    "code": "MAX_COST_EXCEEDED",
+                    "cost": requested,
+                    "maxCost": MAX_QUERY_COST,
+                },
+            }
             return Reply(200, {"errors": [error]})
         self.cursors_asked.append(after)
         start = int(base64.b64decode(after).decode().split(":")[1]) if after else 0
@@ -242,28 +315,47 @@ class ShopifyEmulator(EmulatorServer):
             nodes = [self._node(p) for p in page]
         end = base64.b64encode(f"cursor:{page[-1].id}".encode()).decode() if page else None
         actual = 2 + sum(1 + 5 * len(p.variants) for p in page)
-        data = {"products": {"pageInfo": {"hasNextPage": len(ids) > first, "endCursor": end},
-                             "nodes": nodes}}  # fmt: skip
+        data = {
+            "products": {
+                "pageInfo": {"hasNextPage": len(ids) > first, "endCursor": end},
+                "nodes": nodes,
+            }
+        }
         return self._answer(data, requested, actual)
 
     def _node(self, product: FakeProduct) -> dict[str, Any]:
         variants = []
         for v in product.variants[:8]:
-            levels = [{"updatedAt": _stamp(v.level_updated),
-                       "location": {"id": f"gid://shopify/Location/{loc}"},
-                       "quantities": [{"name": "available", "quantity": n}]}
-                      for loc, n in list(v.levels.items())[:3]]  # fmt: skip
-            variants.append({
-                "id": f"gid://shopify/ProductVariant/{v.id}", "sku": v.sku, "price": f"{v.price:.2f}",
-                "inventoryQuantity": sum(v.levels.values()),
-                "selectedOptions": [{"name": k, "value": val} for k, val in v.options.items()],
-                "inventoryItem": {"id": f"gid://shopify/InventoryItem/{v.inventory_item_id}",
-                                  "inventoryLevels": {"nodes": levels}},
-            })  # fmt: skip
+            levels = [
+                {
+                    "updatedAt": _stamp(v.level_updated),
+                    "location": {"id": f"gid://shopify/Location/{loc}"},
+                    "quantities": [{"name": "available", "quantity": n}],
+                }
+                for loc, n in list(v.levels.items())[:3]
+            ]
+            variants.append(
+                {
+                    "id": f"gid://shopify/ProductVariant/{v.id}",
+                    "sku": v.sku,
+                    "price": f"{v.price:.2f}",
+                    "inventoryQuantity": sum(v.levels.values()),
+                    "selectedOptions": [{"name": k, "value": val} for k, val in v.options.items()],
+                    "inventoryItem": {
+                        "id": f"gid://shopify/InventoryItem/{v.inventory_item_id}",
+                        "inventoryLevels": {"nodes": levels},
+                    },
+                }
+            )
         return {
-            "id": f"gid://shopify/Product/{product.id}", "title": product.title,
-            "handle": f"p-{product.id}", "descriptionHtml": product.body_html,
-            "vendor": product.vendor, "status": product.status,
-            "updatedAt": _stamp(product.updated_at), "onlineStoreUrl": None,
-            "featuredMedia": None, "variants": {"nodes": variants},
-        }  # fmt: skip
+            "id": f"gid://shopify/Product/{product.id}",
+            "title": product.title,
+            "handle": f"p-{product.id}",
+            "descriptionHtml": product.body_html,
+            "vendor": product.vendor,
+            "status": product.status,
+            "updatedAt": _stamp(product.updated_at),
+            "onlineStoreUrl": None,
+            "featuredMedia": None,
+            "variants": {"nodes": variants},
+        }

@@ -46,13 +46,19 @@ def _gmt(moment: datetime) -> str:
 
 
 def _forbidden() -> Reply:
-    return Reply(401, {"code": "woocommerce_rest_cannot_view",
-                       "message": "Sorry, you cannot list resources.", "data": {"status": 401}})  # fmt: skip
+    return Reply(
+        401,
+        {
+            "code": "woocommerce_rest_cannot_view",
+            "message": "Sorry, you cannot list resources.",
+            "data": {"status": 401},
+        },
+    )
 
 
 class WooEmulator(EmulatorServer):
-    def __init__(self, key: str, secret: str, *, limit_every: int = 0) -> None:
-        super().__init__()
+    def __init__(self, key: str, secret: str, *, limit_every: int = 0, port: int = 0) -> None:
+        super().__init__(port=port)
         self.credentials = "Basic " + base64.b64encode(f"{key}:{secret}".encode()).decode()
         self.products: dict[int, FakeWooProduct] = {}
         self.subscriptions: list[Subscription] = []
@@ -75,20 +81,35 @@ class WooEmulator(EmulatorServer):
 
     # --- the store's own data -----------------------------------------------------------
     def _tick(self) -> datetime:
-        self._clock = max(self._clock + timedelta(seconds=1), datetime.now(tz=UTC).replace(microsecond=0))
+        self._clock = max(
+            self._clock + timedelta(seconds=1), datetime.now(tz=UTC).replace(microsecond=0)
+        )
         return self._clock
 
     def add_product(
-        self, name: str, price: str, *, stock: int = 5, sizes: tuple[str, ...] = (), notify: bool = True
+        self,
+        name: str,
+        price: str,
+        *,
+        stock: int = 5,
+        sizes: tuple[str, ...] = (),
+        notify: bool = True,
     ) -> FakeWooProduct:
         with self._lock:
             product = FakeWooProduct(next(self._ids), name, price, stock, self._tick())
             if sizes:
                 product.type, product.price = "variable", price
                 for size in sizes:
-                    child = FakeWooProduct(next(self._ids), name, price, stock, product.modified,
-                                           type="variation", parent_id=product.id,
-                                           attributes=[{"id": 1, "name": "Size", "option": size}])  # fmt: skip
+                    child = FakeWooProduct(
+                        next(self._ids),
+                        name,
+                        price,
+                        stock,
+                        product.modified,
+                        type="variation",
+                        parent_id=product.id,
+                        attributes=[{"id": 1, "name": "Size", "option": size}],
+                    )
                     self.products[child.id] = child
                     product.variations.append(child.id)
             self.products[product.id] = product
@@ -99,8 +120,9 @@ class WooEmulator(EmulatorServer):
     def seed(self, count: int, *, sized_every: int = 10) -> None:
         for n in range(count):
             sizes = ("40", "41", "42") if sized_every and n % sized_every == 0 else ()
-            self.add_product(f"Kitenge dress {n}", str(800 + n % 400), stock=n % 9, sizes=sizes,
-                             notify=False)  # fmt: skip
+            self.add_product(
+                f"Kitenge dress {n}", str(800 + n % 400), stock=n % 9, sizes=sizes, notify=False
+            )
 
     def update(self, product_id: int, **changes: Any) -> Delivery | None:
         with self._lock:
@@ -119,16 +141,26 @@ class WooEmulator(EmulatorServer):
 
     def json_of(self, product: FakeWooProduct) -> dict[str, Any]:
         return {
-            "id": product.id, "name": product.name, "slug": f"p-{product.id}",
+            "id": product.id,
+            "name": product.name,
+            "slug": f"p-{product.id}",
             "permalink": f"{self.base_url}/product/p-{product.id}/",
-            "date_modified_gmt": _gmt(product.modified), "type": product.type,
-            "status": "publish", "parent_id": product.parent_id,
-            "description": f"<p>{product.name}</p>", "sku": f"W{product.id}",
-            "price": product.price, "regular_price": product.price, "sale_price": "",
-            "manage_stock": True, "stock_quantity": product.stock,
+            "date_modified_gmt": _gmt(product.modified),
+            "type": product.type,
+            "status": "publish",
+            "parent_id": product.parent_id,
+            "description": f"<p>{product.name}</p>",
+            "sku": f"W{product.id}",
+            "price": product.price,
+            "regular_price": product.price,
+            "sale_price": "",
+            "manage_stock": True,
+            "stock_quantity": product.stock,
             "stock_status": "instock" if product.stock > 0 else "outofstock",
-            "images": [], "attributes": product.attributes, "variations": product.variations,
-        }  # fmt: skip
+            "images": [],
+            "attributes": product.attributes,
+            "variations": product.variations,
+        }
 
     def _notify(
         self, topic: str, product: FakeWooProduct, *, body: dict[str, Any] | None = None
@@ -136,13 +168,17 @@ class WooEmulator(EmulatorServer):
         last = None
         for sub in [s for s in self.subscriptions if s.topic == topic]:
             headers = {
-                "X-WC-Webhook-Source": f"{self.base_url}/", "X-WC-Webhook-Topic": topic,
-                "X-WC-Webhook-Resource": "product", "X-WC-Webhook-Event": topic.split(".")[1],
-                "X-WC-Webhook-ID": str(sub.id), "X-WC-Webhook-Delivery-ID": str(next(self._deliveries)),
-            }  # fmt: skip
+                "X-WC-Webhook-Source": f"{self.base_url}/",
+                "X-WC-Webhook-Topic": topic,
+                "X-WC-Webhook-Resource": "product",
+                "X-WC-Webhook-Event": topic.split(".")[1],
+                "X-WC-Webhook-ID": str(sub.id),
+                "X-WC-Webhook-Delivery-ID": str(next(self._deliveries)),
+            }
             payload = body if body is not None else self.json_of(product)
-            last = self.outbox.deliver(sub.delivery_url, payload, headers,
-                                       ("X-WC-Webhook-Signature", sub.secret))  # fmt: skip
+            last = self.outbox.deliver(
+                sub.delivery_url, payload, headers, ("X-WC-Webhook-Signature", sub.secret)
+            )
         return last
 
     # --- REST ---------------------------------------------------------------------------
@@ -154,8 +190,11 @@ class WooEmulator(EmulatorServer):
             return Reply(302, "", content_type="text/plain", headers={"Location": self.redirect_to})
         if limited:
             self.limited += 1
-            return Reply(429, {"code": "too_many_requests", "message": "Slow down"},
-                         headers={"Retry-After": "0"})  # fmt: skip
+            return Reply(
+                429,
+                {"code": "too_many_requests", "message": "Slow down"},
+                headers={"Retry-After": "0"},
+            )
         if request.headers.get("authorization") != self.credentials:
             return _forbidden()
         return None
@@ -164,8 +203,10 @@ class WooEmulator(EmulatorServer):
         per_page = min(int(request.query.get("per_page") or 10), 100)
         page = max(int(request.query.get("page") or 1), 1)
         chunk = rows[(page - 1) * per_page : page * per_page]
-        headers = {"X-WP-Total": str(len(rows)),
-                   "X-WP-TotalPages": str(max(math.ceil(len(rows) / per_page), 1))}  # fmt: skip
+        headers = {
+            "X-WP-Total": str(len(rows)),
+            "X-WP-TotalPages": str(max(math.ceil(len(rows) / per_page), 1)),
+        }
         return Reply(200, [self.json_of(p) for p in chunk], headers=headers)
 
     def _list(self, request: Request) -> Reply:
@@ -174,7 +215,9 @@ class WooEmulator(EmulatorServer):
             return refused
         self.pages_asked.append(int(request.query.get("page") or 1))
         with self._lock:
-            rows = sorted((p for p in self.products.values() if p.type != "variation"), key=lambda p: p.id)
+            rows = sorted(
+                (p for p in self.products.values() if p.type != "variation"), key=lambda p: p.id
+            )
         return self._paged(rows, request)
 
     def _one(self, request: Request) -> Reply:
@@ -183,7 +226,9 @@ class WooEmulator(EmulatorServer):
             return refused
         product = self.products.get(int(request.match["pid"]))
         if product is None:
-            return Reply(404, {"code": "woocommerce_rest_product_invalid_id", "message": "Invalid ID."})
+            return Reply(
+                404, {"code": "woocommerce_rest_product_invalid_id", "message": "Invalid ID."}
+            )
         return Reply(200, self.json_of(product))
 
     def _variations(self, request: Request) -> Reply:
@@ -191,21 +236,34 @@ class WooEmulator(EmulatorServer):
         if refused:
             return refused
         parent = self.products.get(int(request.match["pid"]))
-        children = [self.products[c] for c in parent.variations if c in self.products] if parent else []
+        children = (
+            [self.products[c] for c in parent.variations if c in self.products] if parent else []
+        )
         return self._paged(children, request)
 
     def _currency(self, request: Request) -> Reply:
         refused = self._gate(request)
         if refused:
             return refused
-        return Reply(200, {"id": "woocommerce_currency", "label": "Currency", "value": self.currency})
+        return Reply(
+            200, {"id": "woocommerce_currency", "label": "Currency", "value": self.currency}
+        )
 
     def _subscribe(self, request: Request) -> Reply:
         refused = self._gate(request)
         if refused:
             return refused
         body = request.json() or {}
-        sub = Subscription(next(self._ids), str(body["topic"]), str(body["delivery_url"]), str(body["secret"]))
+        sub = Subscription(
+            next(self._ids), str(body["topic"]), str(body["delivery_url"]), str(body["secret"])
+        )
         self.subscriptions.append(sub)
-        return Reply(201, {"id": sub.id, "topic": sub.topic, "delivery_url": sub.delivery_url,
-                           "status": "active"})  # fmt: skip
+        return Reply(
+            201,
+            {
+                "id": sub.id,
+                "topic": sub.topic,
+                "delivery_url": sub.delivery_url,
+                "status": "active",
+            },
+        )

@@ -23,7 +23,12 @@ PAGE_SIZE = 20
 VARIANTS_PER_PRODUCT = 8
 MAX_THROTTLE_WAITS = 20
 DEFAULT_OPTION = "Default Title"
-WEBHOOK_TOPICS = ("PRODUCTS_CREATE", "PRODUCTS_UPDATE", "PRODUCTS_DELETE", "INVENTORY_LEVELS_UPDATE")
+WEBHOOK_TOPICS = (
+    "PRODUCTS_CREATE",
+    "PRODUCTS_UPDATE",
+    "PRODUCTS_DELETE",
+    "INVENTORY_LEVELS_UPDATE",
+)
 
 SHOP_QUERY = "query Shop { shop { name currencyCode myshopifyDomain } }"
 PRODUCTS_QUERY = """
@@ -86,13 +91,17 @@ def numeric_id(gid: str) -> str:
 
 class ShopifyClient:
     def __init__(
-        self, domain: str, api_version: str, token: str, *, sleep: Callable[[float], None] = time.sleep
+        self,
+        domain: str,
+        api_version: str,
+        token: str,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.url = shopify_graphql_url(domain, api_version)
         self.https_only = self.url.startswith("https://")
         self.headers = {"X-Shopify-Access-Token": token, "Content-Type": "application/json"}
         self.sleep = sleep
-        self.throttled = 0  # answers that told us to slow down (for the bench and tests)
         self._available: float | None = None
         self._restore = 50.0
 
@@ -112,7 +121,6 @@ class ShopifyClient:
             self._note_bucket(body)
             errors = body.get("errors") or []
             if any((e.get("extensions") or {}).get("code") == "THROTTLED" for e in errors):
-                self.throttled += 1
                 continue
             if errors or not isinstance(body.get("data"), dict):
                 message = "; ".join(str(e.get("message")) for e in errors) or "no data"

@@ -88,8 +88,13 @@ class WooClient:
 
     def subscribe(self, delivery_url: str, secret: str) -> None:
         for topic in WEBHOOK_TOPICS:
-            body = {"name": f"Tulia {topic}", "topic": topic, "delivery_url": delivery_url,
-                    "secret": secret, "status": "active"}  # fmt: skip
+            body = {
+                "name": f"Tulia {topic}",
+                "topic": topic,
+                "delivery_url": delivery_url,
+                "secret": secret,
+                "status": "active",
+            }
             self._get("/webhooks", method="POST", body=body)
 
     @staticmethod
