@@ -210,7 +210,6 @@ class Migration(migrations.Migration):
                             ("delete_open_orders", "Deleted upstream with open orders"),
                             ("price_not_whole", "Price is not whole shillings"),
                             ("negative_stock", "Negative stock upstream"),
-                            ("stock_differs", "Stock differs (Tulia owns stock)"),
                         ],
                         max_length=20,
                     ),
