@@ -17,6 +17,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import Sum
+from django.utils import timezone
 
 from tulia.catalog_sync.models import (
     ConflictKind,
@@ -30,6 +31,17 @@ from tulia.catalog_sync.models import (
 from tulia.catalog_sync.upstream import Level, UpstreamProduct, UpstreamVariant
 from tulia.commerce.models import CatalogItem, OrderLine, OrderStatus, Variant
 
+ITEM_FIELDS = (
+    "name",
+    "description",
+    "brand",
+    "image_url",
+    "link_url",
+    "is_active",
+    "price",
+    "stock",
+)
+VARIANT_FIELDS = ("attributes", "price", "stock", "is_active")
 OPEN_ORDER = frozenset(set(OrderStatus.values) - {OrderStatus.DELIVERED, OrderStatus.CANCELLED})
 _TAGS = re.compile(r"<[^>]+>")
 
@@ -114,15 +126,32 @@ def apply_product(
     applied = Applied()
     first_time = item.pk is None
     _fill_item(connection, item, product, applied, first_time=first_time)
-    item.save()
-    mapping.item, mapping.deleted_upstream = item, False
-    mapping.upstream_updated_at = max(
-        product.updated_at, mapping.upstream_updated_at or product.updated_at
-    )
-    mapping.save()
+    if first_time or applied.changes:
+        _persist(item, ITEM_FIELDS)
+    newest = max(product.updated_at, mapping.upstream_updated_at or product.updated_at)
+    state = (item.pk, False, newest)
+    if (
+        mapping.pk is None
+        or (mapping.item_id, mapping.deleted_upstream, mapping.upstream_updated_at) != state
+    ):
+        mapping.item, mapping.deleted_upstream, mapping.upstream_updated_at = item, False, newest
+        mapping.save()
     _apply_variants(connection, mapping, item, product, applied, first_time=first_time)
     applied.item_id, applied.created = item.pk, first_time
     return applied
+
+
+def _persist(row: CatalogItem | Variant, fields: tuple[str, ...]) -> None:
+    """Write without the model's save signal: that re-indexes one item per save, and a
+    sync indexes in bulk itself (per page, per delivery) once the rows are written."""
+    model = type(row)
+    if row.pk is None:
+        model.objects.bulk_create([row])
+        return
+    values: dict[str, Any] = {name: getattr(row, name) for name in fields}
+    if isinstance(row, CatalogItem):
+        values["updated_at"] = timezone.now()
+    model.objects.filter(pk=row.pk).update(**values)
 
 
 def _set(item: Any, name: str, value: Any, applied: Applied, label: str) -> None:
@@ -203,22 +232,25 @@ def _apply_variants(
     *,
     first_time: bool,
 ) -> None:
-    known = {v.external_id: v for v in ExternalVariant.objects.filter(product=mapping)}
+    links = ExternalVariant.objects.filter(product=mapping).select_related("variant")
+    known = {v.external_id: v for v in links}
     seen = set()
     for upstream in product.variants:
         seen.add(upstream.external_id)
         link = known.get(upstream.external_id) or ExternalVariant(
             tenant_id=connection.tenant_id, product=mapping, external_id=upstream.external_id
         )
-        link.inventory_item_id, link.upstream_sku = upstream.inventory_item_id, upstream.sku
+        state = (upstream.inventory_item_id, upstream.sku, link.variant_id)
         if not product.simple:
             link.variant = _apply_variant(connection, item, link, upstream, applied)
-        link.save()
+        if link.pk is None or (link.inventory_item_id, link.upstream_sku, link.variant_id) != state:
+            link.inventory_item_id, link.upstream_sku = upstream.inventory_item_id, upstream.sku
+            link.save()
     for gone in set(known) - seen:
         variant = known[gone].variant
         if variant is not None and variant.is_active:
             _set(variant, "is_active", False, applied, variant.sku)
-            variant.save(update_fields=["is_active"])
+            _persist(variant, ("is_active",))
 
 
 def _apply_variant(
@@ -234,13 +266,15 @@ def _apply_variant(
         sku=f"{connection.prefix}V{upstream.external_id}"[:64],
     )
     first_time = variant.pk is None
+    changes_before = len(applied.changes)
     _set(variant, "attributes", upstream.attributes, applied, variant.sku)
     price = _shillings(connection, link.product.external_id, upstream.price)
     _set(variant, "price", None if price == item.price else price, applied, variant.sku)
     _set(variant, "is_active", True, applied, variant.sku)
     stock = _variant_stock(connection, upstream)
     _set_stock(connection, variant, stock, applied, link.product.external_id, first_time=first_time)
-    variant.save()
+    if first_time or len(applied.changes) > changes_before:
+        _persist(variant, VARIANT_FIELDS)
     return variant
 
 
@@ -295,7 +329,7 @@ def apply_level(connection: StoreConnection, level: Level) -> Applied:
     row: CatalogItem | Variant = link.variant or link.product.item
     applied = Applied(item_id=link.product.item_id)
     _set_stock(connection, row, total, applied, link.product.external_id, first_time=False)
-    row.save(update_fields=["stock"])
+    _persist(row, ("stock",))
     return applied
 
 
@@ -335,7 +369,7 @@ def apply_delete(
             )
         if open_orders or OrderLine.objects.filter(item_id=item.pk).exists():
             _set(item, "is_active", False, applied, item.sku)
-            item.save(update_fields=["is_active", "updated_at"])
+            _persist(item, ("is_active",))
         else:
             applied.changes.append(f"{item.sku} deleted")
             mapping.item = None
