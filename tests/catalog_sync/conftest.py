@@ -22,7 +22,7 @@ from tulia.catalog_sync.emulators.webhooks import Delivery, sign
 from tulia.catalog_sync.emulators.woocommerce import WooEmulator
 from tulia.catalog_sync.models import Platform, StoreConnection
 from tulia.celery import app as celery_app
-from tulia.commerce.models import CatalogItem, Order, OrderLine, OrderStatus
+from tulia.commerce.models import CatalogItem, Order, OrderLine, OrderStatus, Variant
 
 FIXTURES = Path(tulia.catalog_sync.__file__).parent / "fixtures"
 SHOP_TOKEN, APP_SECRET = "shpat_kicks_0123456789", "shpss_kicks_app_secret"
@@ -152,10 +152,10 @@ def _post_signed(
 
 
 @pytest.fixture
-def make_customer_order() -> Callable[[CatalogItem], Order]:
-    """A customer's open (pending payment) order for one of an item."""
+def make_customer_order() -> Callable[..., Order]:
+    """A customer's open (pending payment) order for one of an item (or of a variant)."""
 
-    def build(item: CatalogItem) -> Order:
+    def build(item: CatalogItem, variant: Variant | None = None) -> Order:
         customer, _ = get_or_create_customer(item.tenant_id, "0712345678")
         with tenant_context(item.tenant_id) as tid:
             order = Order.objects.create(
@@ -170,6 +170,7 @@ def make_customer_order() -> Callable[[CatalogItem], Order]:
                 tenant_id=tid,
                 order=order,
                 item=item,
+                variant=variant,
                 name=item.name,
                 sku=item.sku,
                 unit_price=item.price,

@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.utils import timezone
 
 from tenants.context import tenant_context
-from tulia.catalog_sync.models import ConflictKind, StockOwner, StoreConnection, SyncConflict
+from tulia.catalog_sync.emulators.shopify import LOCATION
+from tulia.catalog_sync.emulators.webhooks import sign
+from tulia.catalog_sync.models import (
+    ConflictKind,
+    DeliveryStatus,
+    StockOwner,
+    StoreConnection,
+    SyncConflict,
+    WebhookDelivery,
+)
 from tulia.catalog_sync.sync import reconcile, run_import
 from tulia.catalog_sync.tasks import reconcile_all
 from tulia.celery import app as celery_app
-from tulia.commerce.models import CatalogItem
+from tulia.commerce.models import CatalogItem, Variant
+from tulia.commerce.orders import mark_order_paid
+
+from .conftest import APP_SECRET, fixture_body
 
 pytestmark = pytest.mark.django_db
 
@@ -97,3 +111,63 @@ def test_the_beat_reconciles_every_active_connection(
     shopify.set_price(sorted(shopify.products)[0], "999.00")
     assert reconcile_all() == 1  # tasks run eagerly here
     assert _by_sku(tenant, "SHOP-", sorted(shopify.products)[0]).price == Decimal(999)
+
+
+def test_a_paid_order_is_not_taken_from_stock_twice_when_the_platform_owns_it(
+    post_signed, tenant, shopify_shop, make_customer_order
+) -> None:
+    """The shop's platform got the order too and took its unit: its new absolute level
+    replaces ours, so the unit our payment took is not taken a second time."""
+    body = fixture_body(
+        "shopify",
+        "products_create.json",
+        id=8001,
+        price="4500.00",
+        updated_at="2026-11-21T10:00:00+03:00",
+    )
+    post_signed(shopify_shop, "products/create", body, "c-1")
+    with tenant_context(tenant.id):
+        variant = Variant.objects.get(sku="SHOP-V44001")
+    order = make_customer_order(variant.item, variant=variant)
+    mark_order_paid(tenant.id, order.pk, payment_reference="QK12ABC345")
+    with tenant_context(tenant.id):
+        assert Variant.objects.get(pk=variant.pk).stock == 3  # ours took the unit at once
+    level = fixture_body(
+        "shopify",
+        "inventory_levels_update.json",
+        inventory_item_id=55001,
+        location_id=LOCATION,
+        available=3,
+        updated_at="2026-11-21T10:20:00+03:00",
+    )
+    post_signed(shopify_shop, "inventory_levels/update", level, "inv-1")
+    with tenant_context(tenant.id):
+        assert Variant.objects.get(pk=variant.pk).stock == 3  # not 2
+
+
+def test_a_delivery_stored_while_the_broker_was_down_is_swept_up(tenant, shopify_shop) -> None:
+    from tulia.catalog_sync.ingest import Envelope, accept
+    from tulia.catalog_sync.tasks import sweep_deliveries
+
+    body = fixture_body(
+        "shopify",
+        "products_create.json",
+        id=8001,
+        price="4500.00",
+        updated_at="2026-11-21T10:00:00+03:00",
+    )
+    headers = {
+        "X-Shopify-Hmac-Sha256": sign(APP_SECRET, body),
+        "X-Shopify-Webhook-Id": "w-1",
+        "X-Shopify-Topic": "products/create",
+    }
+    envelope = Envelope("shopify", str(tenant.id), shopify_shop.webhook_token, body, headers)
+    delivery_id = accept(envelope)  # stored; its task never ran (no commit in this test)
+    with tenant_context(tenant.id):
+        WebhookDelivery.objects.filter(pk=delivery_id).update(
+            received_at=timezone.now() - timedelta(minutes=5)
+        )
+    assert sweep_deliveries() == 1
+    with tenant_context(tenant.id):
+        assert WebhookDelivery.objects.get(pk=delivery_id).status == DeliveryStatus.APPLIED
+        assert CatalogItem.objects.filter(sku="SHOP-8001").exists()
