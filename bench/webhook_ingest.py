@@ -71,6 +71,8 @@ def production_env(web_port: int, emulator_port: int) -> dict[str, str]:
         "DJANGO_SECURE_SSL_REDIRECT": "false",
         "TULIA_PUBLIC_BASE_URL": f"http://127.0.0.1:{web_port}",
         "TULIA_TWILIO_API_BASE": f"http://127.0.0.1:{emulator_port}",
+        # The payment emulators listen on loopback; production allows only the providers.
+        "TULIA_PROVIDER_HOST_ALLOWLIST": "127.0.0.1,localhost",
         "TULIA_LOG_LEVEL": "WARNING",
     }
 
