@@ -98,4 +98,8 @@ def by_source(
                 {k: v for k, v in row.items() if k != "source" and v is not None}
             )
     figures = [SourceFigures(source, **values) for source, values in rows.items()]  # type: ignore[arg-type]
-    return sorted(figures, key=lambda f: (-f.revenue, -f.orders, -f.visits, f.source))
+    return sorted(figures, key=_busiest_first)
+
+
+def _busiest_first(f: SourceFigures) -> tuple[Decimal, int, int, int, str]:
+    return (-f.revenue, -f.paid_orders, -f.orders, -f.visits, f.source)

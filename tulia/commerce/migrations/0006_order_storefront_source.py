@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('commerce', '0005_order_lifecycle'),
+        ("commerce", "0005_order_lifecycle"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='order',
-            name='source',
-            field=models.CharField(blank=True, default='', max_length=40),
+            model_name="order",
+            name="source",
+            field=models.CharField(blank=True, default="", max_length=40),
         ),
     ]
