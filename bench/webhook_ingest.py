@@ -71,6 +71,8 @@ def production_env(web_port: int, emulator_port: int) -> dict[str, str]:
         "DJANGO_SECURE_SSL_REDIRECT": "false",
         "TULIA_PUBLIC_BASE_URL": f"http://127.0.0.1:{web_port}",
         "TULIA_TWILIO_API_BASE": f"http://127.0.0.1:{emulator_port}",
+        # The payment emulators listen on loopback; production allows only the providers.
+        "TULIA_PROVIDER_HOST_ALLOWLIST": "127.0.0.1,localhost",
         "TULIA_LOG_LEVEL": "WARNING",
     }
 
@@ -263,7 +265,22 @@ def setup_django(env: dict[str, str]) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    call_command("seed_demo", verbosity=0)
+    seed_demo_data()
+
+
+def seed_demo_data() -> None:
+    """What `manage.py seed_demo` seeds. The command refuses the production profile (its
+    logins have published passwords); this bench database is the bench profile's own,
+    on loopback, so the bench calls the same seeders directly."""
+    from django.db import transaction
+
+    from tenants.demo import seed_tenants
+    from tenants.management.commands.seed_demo import DEMO_SEEDERS, _load
+
+    with transaction.atomic():
+        tenants = seed_tenants()
+        for path in DEMO_SEEDERS:
+            _load(path)(tenants)
 
 
 def report(

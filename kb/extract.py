@@ -14,12 +14,16 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePath
-
-import docx
-from pypdf import PdfReader
-from pypdf.errors import LimitReachedError
+from typing import TYPE_CHECKING
 
 from kb import limits
+
+if TYPE_CHECKING:
+    from pypdf import PdfReader
+
+# pypdf and python-docx are imported by the extractors that use them, not here: this
+# module is imported by the admin and the worker's task modules, and the two libraries
+# (≈ 17 MB) would otherwise sit in every web and worker process that never reads a file.
 
 
 class ExtractionError(ValueError):
@@ -72,6 +76,9 @@ def _decode_text(data: bytes) -> str:
 def _pdf(data: bytes) -> Extracted:
     if b"%PDF-" not in data[:1024]:
         raise ExtractionError("not a PDF file (the PDF header is missing)")
+    from pypdf import PdfReader
+    from pypdf.errors import LimitReachedError
+
     try:
         reader = PdfReader(io.BytesIO(data))
         _check_pdf_objects(reader)
@@ -129,6 +136,8 @@ def _docx(data: bytes) -> Extracted:
     if not zipfile.is_zipfile(io.BytesIO(data)):
         raise ExtractionError("not a DOCX file (a DOCX is a zip package), or it is corrupt")
     _check_docx_package(data)
+    import docx
+
     try:
         document = docx.Document(io.BytesIO(data))
     except Exception as exc:  # python-docx surfaces zip, XML and package errors alike

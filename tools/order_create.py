@@ -32,6 +32,8 @@ class OrderLineIn(BaseModel):
 
 class OrderCreateInput(CustomerToolInput):
     lines: list[OrderLineIn] = Field(min_length=1, max_length=20)
+    # The shop page's source tag when the selection came from its code; empty otherwise.
+    source: str = Field(default="", pattern=r"^([a-z0-9][a-z0-9_-]{0,39})?$")
 
 
 def run(data: OrderCreateInput) -> OrderOut:
@@ -44,6 +46,7 @@ def run(data: OrderCreateInput) -> OrderOut:
         data.customer_id,
         [LineRequest(line.item_id, line.quantity, line.variant_id) for line in data.lines],
         conversation_id=data.conversation_id,
+        source=data.source,
     )
     return order_out(order)
 
@@ -84,6 +87,7 @@ TOOL = Tool(
     description=(
         "Create a draft order for the customer from catalog item ids (and variant ids for "
         "sizes/colours) and quantities. Prices and totals are computed by the shop. "
+        "`source` is the shop page's tag from the product code the customer sent, if any. "
         "Calling it again with the same request id returns the same order."
     ),
     input_model=OrderCreateInput,

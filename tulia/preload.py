@@ -10,7 +10,9 @@ collections in the children do not write to (and so copy) the shared pages.
 What is loaded is what the process runs: the URL configuration and admin for the web,
 plus for the worker the turn engine and its language data (lingua's English and
 Swahili models, the GCIDE dictionary, the intent classifier), which only turns use:
-web processes never load them.
+web processes never load them. Libraries only some deployments or rare requests use are
+imported where used instead: the OpenAI client (preloaded here only when a model is
+configured) and the PDF/DOCX readers of knowledge-base uploads (kb/extract.py).
 """
 
 from __future__ import annotations
@@ -65,3 +67,9 @@ def _warm_turn_engine() -> None:
     detect_language(WARM_UP_TEXT)
     classify_governor(WARM_UP_TEXT, classify_intent(WARM_UP_TEXT))
     detect_consent_command(WARM_UP_TEXT, [], awaiting_answer=False)
+    from journeys.llm.settings import LLMSettings
+
+    if LLMSettings.from_env().enabled:
+        # The gateway imports the OpenAI client on first use; with a model configured
+        # every child will, so load it here once, shared, instead of once per child.
+        import langchain_openai  # noqa: F401

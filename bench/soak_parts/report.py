@@ -77,7 +77,9 @@ def print_report(run: Run) -> bool:
     for r in run.recoveries:
         print(
             f"  after the {r.fault} fault: first turn {r.first_turn_s} s; {r.stranded} messages"
-            f" pending at the fault, the last answered {r.stranded_answered_s} s after it"
+            f" pending at the fault, the last answered {r.stranded_answered_s} s after it;"
+            f" {r.retried} of them in a turn the fault cut short, the last answered"
+            f" {r.retried_answered_s} s after it (issue 21: <= 15 s)"
         )
     print(f"  replies per turn: {accounts.replies_per_turn}")
     print(f"payments by status: {accounts.payments}")

@@ -70,8 +70,12 @@ def payment_help(turn: FlowTurn) -> FlowState:
     return status(turn) if turn.get("sales_step") == "paying" or told else confirm(turn)
 
 
-def select_item(turn: FlowTurn, item_id: int, *, variant_id: int | None = None) -> FlowState:
-    """`variant_id`: chosen on the shop page (its code); asked again if now sold out."""
+def select_item(
+    turn: FlowTurn, item_id: int, *, variant_id: int | None = None, source: str = ""
+) -> FlowState:
+    """`variant_id`: chosen on the shop page (its code); asked again if now sold out.
+    `source`: the page's source tag from that code, kept with the selection for the
+    order it may become (empty for a selection made in the chat)."""
     got = turn.tool("catalog_get_item", customer=False, item_id=item_id)
     if not got.ok:
         # An item this shop does not have (a stale or foreign code) is no selection.
@@ -82,6 +86,8 @@ def select_item(turn: FlowTurn, item_id: int, *, variant_id: int | None = None) 
     pending = _pending(item, (turn.get("last_catalog_filters") or {}).get("size"))
     if variant_id is not None:
         pending = _preset(pending, variant_id)
+    if source:
+        pending["source"] = source
     turn.set(pending_item=pending, selected_item_ids=[str(item_id)])  # ids as text (state schema)
     if pending["choices"] and pending["variant_id"] is None:
         return _ask_variant(turn, pending)
@@ -175,7 +181,7 @@ def _create_order(turn: FlowTurn, quantity: int) -> FlowState:
     line = {"item_id": pending["item_id"], "quantity": quantity}
     if pending.get("variant_id"):
         line["variant_id"] = pending["variant_id"]
-    made = _order_once(turn, line)
+    made = _order_once(turn, line, pending.get("source") or "")
     if not made.ok:
         if made.broken:
             return turn.reply(turn.say("tool_failed"))
@@ -189,10 +195,10 @@ def _create_order(turn: FlowTurn, quantity: int) -> FlowState:
     return _ask_payment(turn, order, prefix=hint)
 
 
-def _order_once(turn: FlowTurn, line: dict[str, Any]) -> Called:
+def _order_once(turn: FlowTurn, line: dict[str, Any], source: str) -> Called:
     """order_create is idempotent per request id: a retry of this very turn gets the
     order the first attempt made, never a second one."""
-    return turn.tool("order_create", lines=[line])
+    return turn.tool("order_create", lines=[line], source=source)
 
 
 def _order_fields(order: dict[str, Any]) -> dict[str, Any]:

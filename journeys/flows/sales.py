@@ -114,7 +114,7 @@ def pick_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     code = find_code(turn.text)
     assert code is not None  # route() sent the message here for its code
     turn.set(rejections=0, last_catalog_filters={}, journey_step="sales.pick")
-    return checkout.select_item(turn, code.item_id, variant_id=code.variant_id)
+    return checkout.select_item(turn, code.item_id, variant_id=code.variant_id, source=code.source)
 
 
 STEPS = {

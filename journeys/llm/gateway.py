@@ -17,10 +17,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, SecretStr
 
 from journeys.llm.breaker import CircuitBreaker, breaker_for
@@ -29,6 +28,9 @@ from journeys.llm.settings import LLMSettings
 from tenants.accessors import get_tenant
 from tenants.errors import NotFound
 from tulia.metering.usage import record_llm_call
+
+if TYPE_CHECKING:
+    from langchain_openai import ChatOpenAI
 
 logger = logging.getLogger("tulia.llm")
 Out = TypeVar("Out")
@@ -84,6 +86,11 @@ class LLMGateway:
         return self.settings.model_for(self.plan)
 
     def _client(self, model: str | None = None) -> ChatOpenAI:
+        # Imported here: with no model configured (TULIA_LLM_MODE=deterministic) the
+        # OpenAI client (≈ 20 MB) never loads; when one is, tulia/preload.py loads it
+        # once before the worker forks.
+        from langchain_openai import ChatOpenAI
+
         return ChatOpenAI(
             model=model or self.model,
             api_key=SecretStr(self.settings.api_key or ""),

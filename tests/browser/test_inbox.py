@@ -191,3 +191,45 @@ def test_webhooks_answer_with_twenty_inboxes_open(
         wait_for(partial(has_bot_reply, shop.id, phone))
     assert len(polls) >= len(pages)  # every open inbox was polling meanwhile
     context.close()
+
+
+# Records what the page asks of the browser's own notification and audio APIs, then lets
+# the real ones run: the test sees the alert the agent would hear and see.
+ALERT_SPY = """() => {
+  window.__notes = []; window.__tones = 0;
+  const Real = window.Notification;
+  window.Notification = function (title, options) {
+    window.__notes.push(title + ": " + ((options && options.body) || ""));
+    return new Real(title, options);
+  };
+  Object.defineProperty(window.Notification, "permission", { get: () => Real.permission });
+  window.Notification.requestPermission = Real.requestPermission.bind(Real);
+  const start = OscillatorNode.prototype.start;
+  OscillatorNode.prototype.start = function (...args) {
+    window.__tones += 1;
+    return start.apply(this, args);
+  };
+}"""
+
+
+def test_a_customer_starting_to_wait_rings_and_notifies(
+    live_server: Any, browser: Any, shop: Any
+) -> None:
+    agent = make_agent(shop, "alice")
+    context = browser.new_context()
+    context.grant_permissions(["notifications"], origin=live_server.url)
+    page = context.new_page()
+    sign_in(page, live_server, agent.username)
+    page.goto(live_server.url + QUEUE)
+    page.evaluate(ALERT_SPY)
+    expect(page.locator("#inbox-alerts")).to_be_hidden()  # already allowed: nothing to ask
+    customer_writes(live_server, "+254712000777", "I want to talk to a human please")
+    expect(page.locator("#inbox-badge [data-count=waiting]")).to_have_text(
+        "1", timeout=LIVE_WAIT_MS
+    )
+    page.wait_for_function("() => window.__notes.length > 0", timeout=LIVE_WAIT_MS)
+    assert page.evaluate("() => window.__notes") == [
+        "A customer is waiting: 1 waiting in the inbox"
+    ]
+    assert page.evaluate("() => window.__tones") == 1
+    context.close()

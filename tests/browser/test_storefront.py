@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import Browser, Page, Route
 
+from tenants.context import tenant_context
 from tests.browser.conftest import horizontal_overflow, small_phone_page
 from tests.flows.chat import start_webhook_chat
 from tests.flows.conftest import (  # noqa: F401 - the flow tests' shops, registered here
@@ -18,6 +19,8 @@ from tests.flows.conftest import (  # noqa: F401 - the flow tests' shops, regist
     mboga,
     stk_only_shop,
 )
+from tulia.commerce.models import Order
+from tulia.storefront import visits
 
 
 @pytest.fixture
@@ -98,12 +101,19 @@ def test_the_swahili_grocer_from_page_to_quantity(
     number, text = _prefilled(opened)
     assert number == "254711000002"
     assert text.startswith("Habari Mama Mboga! Nataka Sukuma Wiki Fresh #P")
+    assert text.endswith("-chat")  # the visit came from a chat link: the code says so
 
     chat = start_webhook_chat(grocer)
     reply = chat.send(text)
     assert "Sukuma Wiki Fresh" in reply
     assert chat.state["sales_step"] == "quantity"
     assert chat.state["response_language"] == "sw"
+    chat.send("2")
+    # The order the code began is the chat link's, counted in the shop's admin.
+    with tenant_context(grocer.id) as tid:
+        assert Order.objects.get(tenant_id=tid).source == "chat"
+    (chat_row,) = [row for row in visits.by_source(grocer) if row.source == "chat"]
+    assert (chat_row.visits, chat_row.order_taps, chat_row.orders) == (1, 1, 1)
 
 
 @pytest.mark.parametrize("path", ["", "info/"])

@@ -95,6 +95,24 @@ def test_processing_whose_lease_is_gone_is_retried_at_once(
     assert _statuses(tenant.id) == ["processed"]
 
 
+def test_a_thread_swept_in_a_backlog_then_stranded_by_a_dead_worker_is_not_held_back(
+    post_signed, tenant
+) -> None:
+    """The re-enqueue gap holds per claim: a thread swept while it waited, then claimed
+    by a worker that was killed, goes back at once (issue 21: answered within 15 s of
+    the kill), while the same claim is not re-enqueued sweep after sweep."""
+    post_signed("inbound", event("inbound_text"))
+    _age_inbound(tenant.id, 60)  # waited in a backlog: swept, its task queued again
+    assert sweeper.sweep().inbound_threads == 1
+    assert sweeper.sweep().inbound_threads == 0  # that task is still queued
+    # A worker took it (one claim) and died with it: no lease holds the thread.
+    _age_inbound(
+        tenant.id, 60, status="processing", attempts=1, processing_started_at=timezone.now()
+    )
+    assert sweeper.sweep().inbound_threads == 1
+    assert sweeper.sweep().inbound_threads == 0
+
+
 def test_unsent_outbound_is_delivered(tenant, inline_tasks, settings) -> None:
     settings.TULIA_WHATSAPP_BACKEND = "tulia.whatsapp.backends.console.ConsoleBackend"
     customer = customer_who_just_wrote(tenant.id)

@@ -67,6 +67,32 @@ def test_unread_counts_customer_messages_after_the_agents_last_word(
     }  # fmt: skip
 
 
+def test_a_desks_poll_carries_its_changed_regions(tenant, conversation, ticket_id) -> None:
+    """One request from the customer's message to the desk's screen: the poll that sees
+    the change answers with the desk's regions, not a hint to fetch the page again."""
+    client = client_for(make_agent(tenant, "alice"))
+    url = f"{LIVE}?conversation={conversation.pk}&ticket={ticket_id}"
+    before = client.get(url)
+    assert 'data-region="thread"' in before.json()["regions"]
+    _customer_writes(tenant, conversation, "Bado mko? Nangoja *sana*", "SM" + "5" * 32)
+    after = client.get(url, headers={"If-None-Match": before["ETag"]}).json()
+    regions = after["regions"]
+    assert "Nangoja <strong>sana</strong>" in regions
+    assert [region in regions for region in ("head", "thread", "side", "actions")] == [True] * 4
+    assert 'value="claim"' in regions  # the actions as the ticket stands now
+    assert (
+        client.get(url, headers={"If-None-Match": after["version"].join('""')}).status_code == 304
+    )
+
+
+def test_a_poll_naming_another_shops_ticket_gets_no_regions(
+    tenant, stranger, conversation, ticket_id
+) -> None:
+    client = client_for(make_agent(stranger, "eve"))
+    found = client.get(f"{LIVE}?conversation={conversation.pk}&ticket={ticket_id}").json()
+    assert "regions" not in found
+
+
 def test_stranger_staff_poll_sees_none_of_this_tenant(
     tenant, stranger, conversation, ticket_id
 ) -> None:

@@ -14,7 +14,7 @@ from tenants.context import tenant_context
 from tenants.models import Tenant
 from tenants.services import update_tenant
 from tests.flows.chat import start_webhook_chat
-from tulia.commerce.models import CatalogItem, Variant
+from tulia.commerce.models import CatalogItem, Order, Variant
 from tulia.storefront.models import SourceVisits
 
 pytestmark = pytest.mark.django_db
@@ -110,3 +110,42 @@ def test_a_shops_own_website_stays_its_catalog_link(stk_only_shop: Tenant) -> No
     reply = chat.send("see all")
     assert "https://kicks.example.shop/catalog?q=" in reply
     assert "/shop/kicks/" not in reply
+
+
+def test_an_order_begun_on_the_page_from_a_chat_link_carries_that_source(
+    client: Client, stk_only_shop: Tenant
+) -> None:
+    item_id, size42 = _ids(stk_only_shop, "Air Runner Black", "42")
+    client.get("/shop/kicks/", {"src": "chat"})  # the link the bot sent
+    text = _order_text(client, "kicks", item_id, size42)
+    assert text.endswith(f"#P{item_id}V{size42}-chat")
+    chat = start_webhook_chat(stk_only_shop)
+    chat.send(text)
+    assert chat.state["pending_item"]["source"] == "chat"  # the sale remembers it
+    chat.send("2")
+    with tenant_context(stk_only_shop.id) as tid:
+        order = Order.objects.get(tenant_id=tid)
+    assert order.source == "chat"
+    assert order.conversation_id is not None
+
+
+def test_an_order_chosen_in_the_chat_has_no_page_source(stk_only_shop: Tenant) -> None:
+    chat = start_webhook_chat(stk_only_shop)
+    chat.send("I want sneakers")
+    assert "Air Runner Black" in chat.send("1")
+    chat.send("42")
+    chat.send("1")
+    assert chat.state["sales_step"] == "confirm"
+    with tenant_context(stk_only_shop.id) as tid:
+        assert Order.objects.get(tenant_id=tid).source == ""
+
+
+def test_a_direct_visits_order_is_counted_as_direct(client: Client, stk_only_shop: Tenant) -> None:
+    item_id, size42 = _ids(stk_only_shop, "Air Runner Black", "42")
+    text = _order_text(client, "kicks", item_id, size42)
+    assert text.endswith(f"#P{item_id}V{size42}")
+    chat = start_webhook_chat(stk_only_shop)
+    chat.send(text)
+    chat.send("1")
+    with tenant_context(stk_only_shop.id) as tid:
+        assert Order.objects.get(tenant_id=tid).source == "direct"

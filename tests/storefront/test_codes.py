@@ -5,18 +5,28 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tulia.storefront.codes import ProductCode, find_code
+from tulia.storefront.codes import DIRECT, ProductCode, find_code
 
 ids = st.integers(min_value=1, max_value=10**12 - 1)
 chatter = st.text(alphabet=st.characters(blacklist_characters="#"), max_size=80)
 
 
-@given(ids, st.none() | ids, chatter, chatter)
+tags = st.from_regex(r"[a-z0-9][a-z0-9_-]{0,39}", fullmatch=True)
+
+
+@given(ids, st.none() | ids, tags, chatter, chatter)
 def test_a_written_code_reads_back_anywhere_in_a_message(
-    item: int, variant: int | None, before: str, after: str
+    item: int, variant: int | None, source: str, before: str, after: str
 ) -> None:
-    code = ProductCode(item, variant)
+    code = ProductCode(item, variant, source)
     assert find_code(f"{before} {code} {after}") == code
+
+
+def test_a_direct_visits_code_has_no_source_suffix() -> None:
+    assert str(ProductCode(12, 34)) == "#P12V34"
+    assert str(ProductCode(12, 34, "chat")) == "#P12V34-chat"
+    assert find_code("Hi! #P12V34") == ProductCode(12, 34, DIRECT)
+    assert find_code("Hi! #p12-QR.") == ProductCode(12, None, "qr")
 
 
 @given(chatter)

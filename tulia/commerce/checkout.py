@@ -92,8 +92,10 @@ def create_order(
     lines: Sequence[LineRequest],
     *,
     conversation_id: int | None = None,
+    source: str = "",
 ) -> Order:
-    """A draft order priced from the catalog as it is now."""
+    """A draft order priced from the catalog as it is now; `source`: the shop page's
+    source tag when the order began with a code from it (see storefront/codes.py)."""
     if not lines:
         raise InvalidOrderLine("an order needs at least one line", reason="empty")
     with tenant_context(tenant_id) as tid:
@@ -108,6 +110,7 @@ def create_order(
             subtotal=amount,
             total=amount,
             conversation_id=conversation_id,
+            source=source,
         )
         OrderLine.objects.bulk_create([_line(order, line) for line in resolved])
         OrderStatusEvent.objects.create(

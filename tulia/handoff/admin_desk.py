@@ -13,6 +13,7 @@ from uuid import UUID, uuid4
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.text import slugify
@@ -109,7 +110,9 @@ def actions_for(ticket: HandoffTicket, user_id: int, conversation_status: str) -
     }
 
 
-def desk_context(request: HttpRequest, ticket: HandoffTicket) -> dict[str, Any]:
+def desk_context(
+    request: HttpRequest, ticket: HandoffTicket, version: str | None = None
+) -> dict[str, Any]:
     tenant_id = ticket.tenant_id
     user_id = actor_id(request.user)
     status, language = _conversation_facts(ticket)
@@ -125,7 +128,7 @@ def desk_context(request: HttpRequest, ticket: HandoffTicket) -> dict[str, Any]:
         ],
         "can": actions_for(ticket, user_id, status),
         "presence": queries.presence_of(tenant_id, user_id),
-        "version": inbox.version(tenant_id, user_id, ticket.conversation_id),
+        "version": version or inbox.version(tenant_id, user_id, ticket.conversation_id),
     }
 
 
@@ -157,8 +160,26 @@ def live(request: HttpRequest) -> HttpResponse:
         response = HttpResponse(status=304)
     else:
         counts = inbox.counts(tenant_id, user_id)
-        response = JsonResponse(
-            {"version": version, "presence": presence, **counts.__dict__},
-        )
+        found = {"version": version, "presence": presence, **counts.__dict__}
+        regions = _desk_regions(request, tenant_id, request.GET.get("ticket", ""), version)
+        response = JsonResponse({**found, "regions": regions} if regions else found)
     response["ETag"] = etag
     return response
+
+
+def _desk_regions(request: HttpRequest, tenant_id: UUID, ticket: str, version: str) -> str:
+    """A changed desk's live regions, rendered alone: the poll that saw the change
+    carries them, so the page needs no second request and the server renders no admin
+    page around them (menu, sidebar). Empty when the poll is not a desk's."""
+    if not ticket.isdigit():
+        return ""
+    with tenant_context(tenant_id) as tid:
+        found = (
+            HandoffTicket.objects.filter(tenant_id=tid, pk=int(ticket))
+            .select_related("customer", "assigned_to")
+            .first()
+        )
+    if found is None:
+        return ""
+    context = desk_context(request, found, version)
+    return render_to_string("admin/handoff/_regions.html", context, request)

@@ -44,7 +44,7 @@ def _arrival(request: HttpRequest, shop: Shop) -> str | None:
     if referer.netloc and referer.netloc == request.get_host():
         return None
     source = visits.source_tag(request.GET.get("src"))
-    visits.count(shop.tenant.id, source, "visits")
+    visits.count(shop.tenant, source, "visits")
     return source
 
 
@@ -125,7 +125,7 @@ def product_view(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
 @require_GET
 def order_view(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     """The "Order on WhatsApp" button: count the tap for the visit's source, then open
-    the chat with the item's code (and the chosen variant's) already typed."""
+    the chat with the item's code (the chosen variant's, the source's) already typed."""
     try:
         with open_shop(slug) as shop:
             found = catalog.product(shop.tenant.id, item_id)
@@ -133,14 +133,15 @@ def order_view(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
             chosen = next((v for v in found.in_stock_variants() if str(v.pk) == raw), None)
             if found.variants and chosen is None:
                 return redirect(reverse("storefront:product", args=[slug, item_id]))
-            source = request.COOKIES.get(SOURCE_COOKIE, visits.DIRECT)
-            visits.count(shop.tenant.id, source, "order_taps")
+            source = visits.source_tag(request.COOKIES.get(SOURCE_COOKIE))
+            visits.count(shop.tenant, source, "order_taps")
     except (ShopNotFound, NotFound):
         return _missing(request)
     name = found.item.name
     if chosen is not None:
         name = f"{name} ({found.label(chosen)})"
-    code = ProductCode(found.item.pk, chosen.pk if chosen else None)
+    # The code carries the visit's source to the chat, and from there to the order.
+    code = ProductCode(found.item.pk, chosen.pk if chosen else None, source)
     text = words(shop.language)["order_text"].format(shop=shop.tenant.name, item=name, code=code)
     return redirect(whatsapp_link(shop.whatsapp_digits, text))
 

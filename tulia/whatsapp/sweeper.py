@@ -22,7 +22,7 @@ from datetime import timedelta
 from uuid import UUID
 
 from django.conf import settings
-from django.db.models import Min
+from django.db.models import Max, Min
 from django.utils import timezone
 
 from tenants.context import operator_context
@@ -35,6 +35,10 @@ from tulia.whatsapp import dispatch
 SWEEP_LIMIT = 500
 REENQUEUE_GAP_SECONDS = 30
 SWEEP_LOCK = "tulia:sweeper:running"  # platform-wide, not a tenant's
+# How long a sweep that never finished (its worker was killed mid-sweep) keeps the next
+# ones away. Short: while it lasts nothing stranded is re-enqueued, and the wait of a
+# killed worker's customers must stay within seconds (a late overlap is harmless).
+SWEEP_LOCK_SECONDS = 10
 
 
 def sweep_age() -> timedelta:
@@ -51,7 +55,7 @@ def _oldest_per_thread(status: str, **filters: object) -> list[dict[str, object]
     rows = (
         InboundMessage.objects.filter(status=status, **filters)
         .values("tenant_id", "sender_id", "from_e164")
-        .annotate(first_id=Min("id"))
+        .annotate(first_id=Min("id"), claims=Max("attempts"))
         .order_by("first_id")[:SWEEP_LIMIT]
     )
     return list(rows)
@@ -83,18 +87,24 @@ def _enqueue_once_per_gap(
     return True
 
 
-def _stalled_inbound() -> list[tuple[UUID, int, object, object]]:
-    """The oldest pending message of each stalled thread, with the thread."""
+def _stalled_inbound() -> list[tuple[UUID, int, object, object, str]]:
+    """The oldest pending message of each stalled thread, with the thread and how many
+    times a turn has claimed its messages: the gap between re-enqueues is kept per
+    claim, so a thread swept while it waited in a backlog and then claimed by a worker
+    that died is handed on as soon as the lease is gone, not when the old gap ends."""
     waiting = _oldest_per_thread(
         InboundMessage.Status.RECEIVED, received_at__lt=timezone.now() - sweep_age()
     )
     stranded = _unleased(_oldest_per_thread(InboundMessage.Status.PROCESSING))
     firsts: dict[tuple[object, ...], tuple[UUID, int, object, object]] = {}
+    claims: dict[tuple[object, ...], int] = {}
     for row in [*stranded, *waiting]:
         thread = (row["tenant_id"], row["sender_id"], row["from_e164"])
         candidate = (UUID(str(row["tenant_id"])), int(str(row["first_id"])), *thread[1:])
         firsts[thread] = min(firsts.get(thread, candidate), candidate, key=lambda c: c[1])
-    return sorted(firsts.values(), key=lambda first: first[1])
+        claims[thread] = max(claims.get(thread, 0), int(str(row["claims"] or 0)))
+    found = [(*first, f"claim-{claims[thread]}") for thread, first in firsts.items()]
+    return sorted(found, key=lambda first: first[1])
 
 
 def _stalled_outbound() -> list[tuple[UUID, int]]:
@@ -122,7 +132,7 @@ def _stalled_outbound() -> list[tuple[UUID, int]]:
 
 def sweep() -> SweepResult:
     client = locks.redis_client()
-    if not client.set(SWEEP_LOCK, 1, nx=True, ex=REENQUEUE_GAP_SECONDS):
+    if not client.set(SWEEP_LOCK, 1, nx=True, ex=SWEEP_LOCK_SECONDS):
         return SweepResult(inbound_threads=0, outbound_conversations=0)  # one is running
     try:
         return _sweep()
@@ -135,8 +145,8 @@ def _sweep() -> SweepResult:
         inbound = _stalled_inbound()
         outbound = _stalled_outbound()
     threads = sum(
-        _enqueue_once_per_gap(dispatch.enqueue_turn, tenant_id, message_id, sender_id, phone)
-        for tenant_id, message_id, sender_id, phone in inbound
+        _enqueue_once_per_gap(dispatch.enqueue_turn, tenant_id, message_id, sender_id, phone, claim)
+        for tenant_id, message_id, sender_id, phone, claim in inbound
     )
     conversations = sum(
         _enqueue_once_per_gap(dispatch.enqueue_delivery, tenant_id, conversation_id, "send")

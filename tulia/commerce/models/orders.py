@@ -44,6 +44,9 @@ class Order(TenantOwnedModel):
     delivered_at = models.DateTimeField(null=True, blank=True)
     refund_due = models.BooleanField(default=False)
     conversation_id = models.BigIntegerField(null=True, blank=True)
+    # Where the customer came from when the order began on the shop page (its code's
+    # source tag: "chat", "qr", a broadcast's tag, "direct"); empty for chat-only orders.
+    source = models.CharField(max_length=40, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -60,7 +60,8 @@
     if (thread) thread.scrollTop = thread.scrollHeight;
   }
 
-  /* Swap the page's live regions for fresh ones, keeping what the agent is typing. */
+  /* Swap the page's live regions for fresh ones (from the poll's answer on a desk, else
+   * from the page fetched again), keeping what the agent is typing. */
   function swapFrom(html) {
     var fresh = new DOMParser().parseFromString(html, "text/html");
     var selectors = desk ? ["[data-region]"] : ["#changelist-form"];
@@ -87,7 +88,10 @@
 
   function poll() {
     var params = new URLSearchParams();
-    if (desk) params.set("conversation", desk.dataset.conversation);
+    if (desk) {
+      params.set("conversation", desk.dataset.conversation);
+      params.set("ticket", desk.dataset.ticket);
+    }
     params.set("active", !document.hidden && Date.now() - lastInput < IDLE_MS ? "1" : "0");
     fetch(badge.dataset.live + "?" + params, {
       credentials: "same-origin", headers: { "If-None-Match": '"' + version + '"' }
@@ -97,7 +101,8 @@
         var changed = data.version !== version;
         version = data.version;
         showCounts(data);
-        if (changed && (desk || queue)) return refreshPage();
+        if (changed && data.regions) swapFrom(data.regions);
+        else if (changed && (desk || queue)) return refreshPage();
       });
     }).catch(function () { /* offline for a moment: the next poll tries again */ })
       .then(function () { setTimeout(poll, document.hidden ? HIDDEN_POLL_MS : POLL_MS); });
