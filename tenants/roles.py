@@ -13,7 +13,7 @@ the owner's reach; they never reach the operations below.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.contrib import admin
 from django.core.exceptions import ImproperlyConfigured
@@ -32,6 +32,8 @@ DESK_OPERATIONS = (
 MATRIX: dict[str, frozenset[str]] = {
     # API keys unlock the shop's whole catalog and orders.
     "commerce.api_key.revoke": _OWNERS,
+    # The orders CSV carries every customer's phone number: the owner's to take away.
+    "commerce.order.export_csv": _OWNERS,
     # What the bot may tell customers is the owner's call.
     "kb.document.reindex": _OWNERS,
     "kb.summary.approve": _OWNERS,
@@ -54,6 +56,9 @@ MATRIX: dict[str, frozenset[str]] = {
 }
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 
 def request_role(request: HttpRequest) -> str | None:
@@ -79,7 +84,7 @@ def role_may(role: str | None, operation: str) -> bool:
     return role in MATRIX.get(operation, frozenset())
 
 
-def role_action(operation: str, *, description: str) -> Callable[[F], F]:
+def role_action(operation: str, *, description: StrOrPromise) -> Callable[[F], F]:
     """`@admin.action` that names its row in MATRIX; `RoleCheckedActions` enforces it."""
     if operation not in MATRIX:
         raise ImproperlyConfigured(f"admin action {operation!r} has no row in tenants.roles")

@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from tulia import health
+from tulia.console.views import home
 from tulia.observability.views import metrics_view
 
 handler404 = "tulia.api.errors.not_found"
@@ -17,6 +18,8 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("metrics", metrics_view, name="metrics"),
+    # The admin home is the shop's day (agents: their inbox); the rest is Django admin.
+    path("admin/", admin.site.admin_view(home), name="console_home"),
     path("admin/", admin.site.urls),
     path("whatsapp/", include("tulia.whatsapp.urls")),
     path("payments/", include("payments.urls")),
