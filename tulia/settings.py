@@ -96,7 +96,7 @@ TULIA_LLM_MODE = _llm.effective_mode
 TULIA_LLM_MODELS = dict(_llm.models)
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "tulia.console.apps.ShopAdminConfig",  # Django's admin, with the shop console's site
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

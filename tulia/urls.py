@@ -4,22 +4,17 @@ from django.contrib import admin
 from django.urls import include, path
 
 from tulia import health
-from tulia.console.views import home
 from tulia.observability.views import metrics_view
 
 handler404 = "tulia.api.errors.not_found"
 handler500 = "tulia.api.errors.server_error"
 
-admin.site.site_header = "Tulia shop admin"
-admin.site.site_title = "Tulia"
-admin.site.index_title = "Your shop"
+# The admin site is tulia.console.site.ShopAdminSite (its titles, home and menu).
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("metrics", metrics_view, name="metrics"),
-    # The admin home is the shop's day (agents: their inbox); the rest is Django admin.
-    path("admin/", admin.site.admin_view(home), name="console_home"),
     path("admin/", admin.site.urls),
     path("whatsapp/", include("tulia.whatsapp.urls")),
     path("payments/", include("payments.urls")),
