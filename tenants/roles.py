@@ -46,6 +46,11 @@ MATRIX: dict[str, frozenset[str]] = {
     # Confirming or refusing a held payment from the M-Pesa statement moves money state.
     "payments.statement.confirm": _OWNERS,
     "payments.statement.refuse": _OWNERS,
+    # Matching unknown money to an order, ignoring a queue item, or confirming held
+    # payments from an uploaded statement are the same word on the shop's money.
+    "payments.reconcile.match": _OWNERS,
+    "payments.reconcile.ignore": _OWNERS,
+    "payments.statement.upload": _OWNERS,
     # What the shop sends outside the 24-hour window is the owner's word to customers.
     "whatsapp.template.submit": _OWNERS,
     "whatsapp.template.sync": _EVERYONE,
