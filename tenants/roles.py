@@ -38,6 +38,7 @@ MATRIX: dict[str, frozenset[str]] = {
     "kb.document.reindex": _OWNERS,
     "kb.summary.approve": _OWNERS,
     "kb.summary.withdraw": _OWNERS,
+    "kb.gap.answer": _OWNERS,
     # Clearing the reconciliation queue is the shop's statement that the money is right.
     "payments.review.mark_reviewed": _OWNERS,
     # Callback secrets guard who may tell us a payment happened.
