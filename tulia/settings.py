@@ -132,6 +132,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "tenants.middleware.StaffTenantMiddleware",
+    "tulia.console.language.StaffLanguageMiddleware",  # the admin in each staff's language
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # answers a locked-out sign-in with 429
@@ -221,6 +222,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LANGUAGE_CODE = "en"
+# The admin's languages; each staff member picks one (tulia.console.language).
+LANGUAGES = [("en", "English"), ("sw", "Kiswahili")]
+LOCALE_PATHS = [BASE_DIR / "tulia" / "console" / "locale"]
 TIME_ZONE = "Africa/Nairobi"
 USE_I18N = True
 USE_TZ = True

@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from tulia.commerce.models import CatalogItem, Order, OrderLine, OrderStatus, Variant
 from tulia.console.money import kes_text
@@ -93,8 +94,21 @@ def order_timeline(order: Order) -> SafeString:
     return format_html('<ol class="order-timeline">{}</ol>', items)
 
 
+# Order statuses as the shop says them (the model's choices are the platform's codes).
+STATUS_WORDS = {
+    OrderStatus.DRAFT: gettext_lazy("Not yet paid (draft)"),
+    OrderStatus.PENDING_PAYMENT: gettext_lazy("Waiting for payment"),
+    OrderStatus.PAID: gettext_lazy("Paid"),
+    OrderStatus.CONFIRMED: gettext_lazy("Confirmed"),
+    OrderStatus.PACKED: gettext_lazy("Packed"),
+    OrderStatus.SHIPPED: gettext_lazy("Shipped"),
+    OrderStatus.DELIVERED: gettext_lazy("Delivered"),
+    OrderStatus.CANCELLED: gettext_lazy("Cancelled"),
+}
+
+
 def status_label(status: str) -> str:
-    return str(dict(OrderStatus.choices).get(status, status))
+    return str(STATUS_WORDS.get(status, status))
 
 
 def _who(actor: str) -> str:

@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Any
 from django.contrib import admin
 from django.http import HttpRequest
 from django.shortcuts import redirect
-from django.urls import NoReverseMatch, reverse
+from django.urls import NoReverseMatch, URLPattern, URLResolver, path, reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from tenants.admin_scoping import request_tenant_id
 from tenants.models import Tenant
 from tenants.roles import AGENT, request_role
+from tulia.console.language import choose_language
 from tulia.console.today import shop_today
 
 if TYPE_CHECKING:
@@ -82,6 +83,10 @@ class ShopAdminSite(admin.AdminSite):
         now = timezone.now()
         today = [shop_today(tenant, now) for tenant in _shops(request)]
         return super().index(request, {**(extra_context or {}), "shops_today": today})
+
+    def get_urls(self) -> list[URLPattern | URLResolver]:
+        language = path("language/", self.admin_view(choose_language), name="console_language")
+        return [language, *super().get_urls()]
 
     def each_context(self, request: HttpRequest) -> dict[str, Any]:
         context = super().each_context(request)
