@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterable, Iterator
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
 from django.http import HttpResponse
@@ -22,6 +22,9 @@ from django.utils.translation import gettext_lazy
 
 from tulia.commerce.models import CatalogItem, Order, OrderLine, OrderStatus, Variant
 from tulia.console.money import kes_text
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 
 def variant_label(variant: Variant | None) -> str:
@@ -95,7 +98,7 @@ def order_timeline(order: Order) -> SafeString:
 
 
 # Order statuses as the shop says them (the model's choices are the platform's codes).
-STATUS_WORDS = {
+STATUS_WORDS: dict[str, StrOrPromise] = {
     OrderStatus.DRAFT: gettext_lazy("Not yet paid (draft)"),
     OrderStatus.PENDING_PAYMENT: gettext_lazy("Waiting for payment"),
     OrderStatus.PAID: gettext_lazy("Paid"),
