@@ -144,3 +144,18 @@ def test_order_and_settings_pages_fit_390_px(
     assert horizontal_overflow(phone_page) == 0
     phone_page.goto(f"{live_server.url}/admin/tenants/tenant/{tenant.pk}/change/")
     assert horizontal_overflow(phone_page) == 0
+
+
+def test_the_screenshot_command_writes_each_page(
+    live_server: Any, tenant: Any, morning: Any, tmp_path: Any
+) -> None:
+    from django.core.management import call_command
+
+    call_command(
+        "console_screenshots", base_url=live_server.url, username="wanjiru",
+        password=PASSWORD, out=str(tmp_path), label="t",
+    )  # fmt: skip
+    names = {p.name for p in tmp_path.iterdir()}
+    for name in ("t-home-1366.png", "t-order-390.png", "t-settings-1366.png", "t-home-sw-390.png"):
+        assert name in names
+        assert (tmp_path / name).stat().st_size > 5_000
