@@ -7,16 +7,23 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
 from kb import limits
 from kb.documents import delete_document, queue_ingestion
 from kb.extract import SUPPORTED_SUFFIXES
+from kb.gaps import answer_gap
 from kb.models import ConversationSummary, Document, KbSettings, KnowledgeGap
 from kb.summaries import queue_indexing, set_approval
 from tenants.admin_scoping import TenantScopedAdmin
-from tenants.roles import role_action
+from tenants.roles import may, role_action
 
 
 class DocumentForm(forms.ModelForm):
@@ -104,13 +111,50 @@ class ConversationSummaryAdmin(TenantScopedAdmin):
 
 @admin.register(KnowledgeGap)
 class KnowledgeGapAdmin(TenantScopedAdmin):
-    list_display = ("question", "count", "last_asked_at", "first_asked_at")
+    """Questions the bot could not answer, most asked first; the owner answers each in
+    place (the answer becomes an approved knowledge entry, kb.gaps.answer_gap)."""
+
+    list_display = ("question", "count", "last_asked_at", "answer_link")
     ordering = ("-count", "-last_asked_at")
     search_fields = ("question",)
     readonly_fields = ("question_key", "question", "count", "first_asked_at", "last_asked_at")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # gaps come from customers' questions, not from typing
+
+    @admin.display(description=_("answer"))
+    def answer_link(self, obj: KnowledgeGap) -> str:
+        url = reverse("admin:kb_knowledgegap_answer", args=[obj.pk])
+        return format_html('<a class="button" href="{}">{}</a>', url, _("Answer"))
+
+    def get_urls(self) -> list[URLPattern]:
+        answer = path(
+            "<int:gap_id>/answer/",
+            self.admin_site.admin_view(self.answer_view),
+            name="kb_knowledgegap_answer",
+        )
+        return [answer, *super().get_urls()]
+
+    def answer_view(self, request: HttpRequest, gap_id: int) -> HttpResponse:
+        gap = self.get_queryset(request).filter(pk=gap_id).first()
+        if gap is None:
+            raise Http404("question not found")
+        if not may(request, "kb.gap.answer"):
+            raise PermissionDenied
+        text = str(request.POST.get("answer", ""))
+        if request.method == "POST" and text.strip():
+            self.log_change(request, gap, f"answered: {text.strip()[:200]}")
+            answer_gap(gap.tenant_id, gap.pk, text)
+            messages.success(request, _("Answered: the bot uses your answer from now on."))
+            return redirect("admin:kb_knowledgegap_changelist")
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": _("Answer a customer's question"),
+            "gap": gap,
+            "answer": text,
+        }
+        return TemplateResponse(request, "admin/kb/answer_gap.html", context)
 
 
 @admin.register(KbSettings)

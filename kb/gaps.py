@@ -29,3 +29,32 @@ def record_gap(tenant_id: UUID | str, question: str) -> None:
         return
     with tenant_context(tenant_id) as tid, connection.cursor() as cursor:
         cursor.execute(_UPSERT, [tid, key, question.strip()[:500]])
+
+
+def answer_gap(tenant_id: UUID | str, gap_id: int, answer: str) -> int:
+    """The shop answers a gap: the answer becomes an approved knowledge entry (the same
+    entry again if this question was answered before) and the gap is closed."""
+    from django.db import transaction
+    from django.utils import timezone
+
+    from kb.models import ConversationSummary, KnowledgeGap
+    from kb.summaries import queue_indexing
+
+    answer = answer.strip()
+    if not answer:
+        raise ValueError("write the answer first")
+    with transaction.atomic(), tenant_context(tenant_id) as tid:
+        gap = KnowledgeGap.objects.select_for_update().get(tenant_id=tid, pk=gap_id)
+        entry, _created = ConversationSummary.objects.update_or_create(
+            tenant_id=tid,
+            conversation_ref=f"gap:{gap.question_key}"[:64],
+            defaults={
+                "title": gap.question[:200],
+                "text": answer,
+                "approved": True,
+                "approved_at": timezone.now(),
+            },
+        )
+        queue_indexing(entry)
+        gap.delete()
+        return entry.pk

@@ -6,15 +6,19 @@ a Daraja API initiator, confirm C2B payments from the M-Pesa statement (audited)
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.urls import URLPattern, path, reverse
 from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
-from payments import admin_actions
+from payments import admin_actions, admin_reconcile
 from payments.models import (
     MpesaAccount,
     PaymentEvent,
@@ -195,14 +199,47 @@ class PaymentEventAdmin(_ReviewAdmin):
 
 @admin.register(PaymentToReconcile)
 class ReconciliationQueueAdmin(_ReviewAdmin):
-    """Unmatched, mismatched, conflicting, late or unreadable money events, oldest first."""
+    """Unmatched, mismatched, conflicting, late or unreadable money events, oldest first.
 
-    list_display = ("received_at", "kind", "reference", "outcome", "note", "payment", "tenant")
+    Each row opens its resolve page (payments.admin_reconcile): suggested orders,
+    match, ignore with a reason; the statement upload confirms held payments in bulk."""
+
+    list_display = ("resolve_link", "received_at", "kind", "outcome", "note", "tenant")
+    list_display_links = None
     list_filter = ("kind", "outcome")
     search_fields = ("reference", "note")
     ordering = ("received_at",)
     readonly_fields = [f.name for f in PaymentEvent._meta.fields]
+    change_list_template = "admin/payments/paymenttoreconcile/change_list.html"
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         queryset = super().get_queryset(request)
         return queryset.filter(needs_review=True, reviewed_at__isnull=True)
+
+    def get_list_display(self, request: HttpRequest) -> Any:
+        shown = super().get_list_display(request)
+        return shown if request.user.is_superuser else tuple(f for f in shown if f != "tenant")
+
+    @admin.display(description=_("payment"))
+    def resolve_link(self, obj: PaymentEvent) -> str:
+        return format_html(
+            '<a href="{}">{} <span>{} &rsaquo;</span></a>',
+            reverse("admin:payments_paymenttoreconcile_resolve", args=[obj.pk]),
+            obj.reference or obj.kind,
+            _("resolve"),
+        )
+
+    def get_urls(self) -> list[URLPattern]:
+        own = [
+            path(
+                "<int:event_id>/resolve/",
+                self.admin_site.admin_view(partial(admin_reconcile.resolve_view, self)),
+                name="payments_paymenttoreconcile_resolve",
+            ),
+            path(
+                "statement/",
+                self.admin_site.admin_view(partial(admin_reconcile.statement_view, self)),
+                name="payments_paymenttoreconcile_statement",
+            ),
+        ]
+        return [*own, *super().get_urls()]

@@ -10,12 +10,14 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 from tenants.admin_scoping import (
     ReadOnlyScopedAdmin,
     TenantScopedAdmin,
     request_tenant_id,
 )
+from tenants.admin_settings import ShopSettingsForm, settings_fieldsets
 from tenants.crypto import Secret
 from tenants.models import ConsentEvent, Customer, Tenant, TenantMembership, WhatsAppSender
 from tenants.roles import RoleCheckedActions, is_owner
@@ -23,17 +25,12 @@ from tenants.roles import RoleCheckedActions, is_owner
 
 @admin.register(Tenant)
 class TenantAdmin(RoleCheckedActions):
+    """A shop's settings page (owners: their own shop, in words; operators: every shop)."""
+
+    form = ShopSettingsForm
     list_display = ("name", "slug", "status", "plan", "default_language", "created_at")
     search_fields = ("name", "slug")
-    readonly_fields = ("id", "created_at", "updated_at")
-    fieldsets = (
-        (None, {"fields": ("id", "name", "slug", "status", "plan")}),
-        ("Persona", {"fields": ("bot_name", "bot_intro", "tone_style", "max_chattiness_level")}),
-        ("Languages", {"fields": ("default_language", "allowed_languages")}),
-        ("Commerce", {"fields": ("catalog_link_base", "payment_methods")}),
-        ("Rules", {"fields": ("escalation_rules", "compliance", "timezone", "handoff")}),
-        ("History", {"fields": ("created_at", "updated_at")}),
-    )
+    readonly_fields = ("created_at", "updated_at")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Tenant]:
         queryset = super().get_queryset(request)
@@ -41,16 +38,28 @@ class TenantAdmin(RoleCheckedActions):
             return queryset
         return queryset.filter(pk=request_tenant_id(request))
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        fields = tuple(super().get_readonly_fields(request, obj))
-        # The plan is billing: a shop owner cannot upgrade itself.
-        return fields if request.user.is_superuser else (*fields, "slug", "status", "plan")
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        fieldsets = settings_fieldsets()
+        if request.user.is_superuser:
+            # The plan is billing and the slug is the shop's address: operators only.
+            platform = ("slug", "status", "plan", "created_at", "updated_at")
+            return ((_("Platform"), {"fields": platform}), *fieldsets)
+        return fieldsets
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        form = super().get_form(request, obj, change, **kwargs)
+        if "plan" in form.base_fields:
+            form.base_fields["plan"].help_text = _("Billing plan; it also picks the AI model.")
+        return form
 
     def has_module_permission(self, request: HttpRequest) -> bool:
         return bool(request.user.is_superuser or request_tenant_id(request))
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self.has_module_permission(request)
+        # Settings are the owner's page; an agent's menu never leads here.
+        return is_owner(request)
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return is_owner(request)

@@ -13,7 +13,7 @@ the owner's reach; they never reach the operations below.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.contrib import admin
 from django.core.exceptions import ImproperlyConfigured
@@ -32,10 +32,13 @@ DESK_OPERATIONS = (
 MATRIX: dict[str, frozenset[str]] = {
     # API keys unlock the shop's whole catalog and orders.
     "commerce.api_key.revoke": _OWNERS,
+    # The orders CSV carries every customer's phone number: the owner's to take away.
+    "commerce.order.export_csv": _OWNERS,
     # What the bot may tell customers is the owner's call.
     "kb.document.reindex": _OWNERS,
     "kb.summary.approve": _OWNERS,
     "kb.summary.withdraw": _OWNERS,
+    "kb.gap.answer": _OWNERS,
     # Clearing the reconciliation queue is the shop's statement that the money is right.
     "payments.review.mark_reviewed": _OWNERS,
     # Callback secrets guard who may tell us a payment happened.
@@ -49,6 +52,11 @@ MATRIX: dict[str, frozenset[str]] = {
     "catalog_sync.connection.import": _OWNERS,
     "catalog_sync.connection.reconcile": _OWNERS,
     "catalog_sync.conflict.resolve": _OWNERS,
+    # Matching unknown money to an order, ignoring a queue item, or confirming held
+    # payments from an uploaded statement are the same word on the shop's money.
+    "payments.reconcile.match": _OWNERS,
+    "payments.reconcile.ignore": _OWNERS,
+    "payments.statement.upload": _OWNERS,
     # What the shop sends outside the 24-hour window is the owner's word to customers.
     "whatsapp.template.submit": _OWNERS,
     "whatsapp.template.sync": _EVERYONE,
@@ -59,6 +67,9 @@ MATRIX: dict[str, frozenset[str]] = {
 }
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 
 def request_role(request: HttpRequest) -> str | None:
@@ -84,7 +95,7 @@ def role_may(role: str | None, operation: str) -> bool:
     return role in MATRIX.get(operation, frozenset())
 
 
-def role_action(operation: str, *, description: str) -> Callable[[F], F]:
+def role_action(operation: str, *, description: StrOrPromise) -> Callable[[F], F]:
     """`@admin.action` that names its row in MATRIX; `RoleCheckedActions` enforces it."""
     if operation not in MATRIX:
         raise ImproperlyConfigured(f"admin action {operation!r} has no row in tenants.roles")

@@ -100,7 +100,7 @@ TULIA_LLM_MODE = _llm.effective_mode
 TULIA_LLM_MODELS = dict(_llm.models)
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "tulia.console.apps.ShopAdminConfig",  # Django's admin, with the shop console's site
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -124,6 +124,7 @@ INSTALLED_APPS = [
     "tulia.returns.apps.ReturnsConfig",
     "tulia.storefront.apps.StorefrontConfig",
     "tulia.catalog_sync.apps.CatalogSyncConfig",
+    "tulia.console.apps.ConsoleConfig",
 ]
 
 MIDDLEWARE = [
@@ -136,6 +137,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "tenants.middleware.StaffTenantMiddleware",
+    "tulia.console.language.StaffLanguageMiddleware",  # the admin in each staff's language
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # answers a locked-out sign-in with 429
@@ -225,6 +227,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LANGUAGE_CODE = "en"
+# The admin's languages; each staff member picks one (tulia.console.language).
+LANGUAGES = [("en", "English"), ("sw", "Kiswahili")]
+LOCALE_PATHS = [BASE_DIR / "tulia" / "console" / "locale"]
 TIME_ZONE = "Africa/Nairobi"
 USE_I18N = True
 USE_TZ = True

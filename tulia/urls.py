@@ -9,9 +9,7 @@ from tulia.observability.views import metrics_view
 handler404 = "tulia.api.errors.not_found"
 handler500 = "tulia.api.errors.server_error"
 
-admin.site.site_header = "Tulia shop admin"
-admin.site.site_title = "Tulia"
-admin.site.index_title = "Your shop"
+# The admin site is tulia.console.site.ShopAdminSite (its titles, home and menu).
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),

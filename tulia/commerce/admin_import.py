@@ -14,6 +14,7 @@ from django.urls import reverse
 
 from tenants.admin_scoping import request_role, request_tenant_id
 from tenants.models import Tenant, TenantMembership
+from tulia.commerce.admin_catalog import IMPORT_COLUMNS
 from tulia.commerce.import_rows import FileError
 from tulia.commerce.importer import ImportReport, import_catalog
 
@@ -81,6 +82,7 @@ def import_view(model_admin: admin.ModelAdmin) -> Callable[[HttpRequest], HttpRe
             "title": "Import catalog",
             "form": form,
             "report": report,
+            "columns": IMPORT_COLUMNS,
             "opts": model_admin.model._meta,
         }
         return TemplateResponse(request, "admin/commerce/catalog_import.html", context)

@@ -1,0 +1,85 @@
+"""The catalog as a shop edits it: sizes with their own price and stock, total stock in
+the list, and a sample CSV that imports as it is."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from tenants.context import tenant_context
+from tests.console.conftest import login, sized_shoe
+from tulia.commerce.models import CatalogItem, Variant
+
+pytestmark = pytest.mark.django_db
+
+
+def test_list_shows_total_stock_of_sizes_and_kes(tenant, stranger) -> None:
+    sized_shoe(tenant)
+    page = login(tenant, "owner_p").get(reverse("admin:commerce_catalogitem_changelist"))
+    text = page.content.decode()
+    assert "5 (2 sizes)" in text
+    assert "KES 9,500" in text
+    assert "embedding" not in text.lower()
+
+
+def _form_data(page_context, **changes):
+    """The change form as the browser would post it, with `changes` applied."""
+    form = page_context["adminform"].form
+    data = {}
+    for name, field in form.fields.items():
+        value = form.initial.get(name, field.initial)
+        if value is not None:
+            data[name] = value if not isinstance(value, list) else "|".join(value)
+    for formset in page_context["inline_admin_formsets"]:
+        management = formset.formset.management_form
+        for name in management.fields:
+            data[f"{management.prefix}-{name}"] = management.initial.get(name, "")
+        for form in formset.formset.forms:
+            for name, field in form.fields.items():
+                value = form.initial.get(name, field.initial)
+                if value is not None and value is not False:
+                    data[f"{form.prefix}-{name}"] = value
+    data.update(changes)
+    return {k: v for k, v in data.items() if v is not None}
+
+
+def test_owner_edits_a_sizes_stock_and_price_inline(tenant, stranger) -> None:
+    shoe = sized_shoe(tenant)
+    client = login(tenant, "owner_v")
+    url = reverse("admin:commerce_catalogitem_change", args=[shoe.pk])
+    page = client.get(url)
+    html = page.content.decode()
+    assert "Sizes and stock" in html
+    assert 'name="variants-1-size"' in html
+    data = _form_data(page.context, **{"variants-1-stock": "7", "variants-1-price": "9900"})
+    response = client.post(url, data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    with tenant_context(tenant.id):
+        size_42 = Variant.objects.get(item=shoe, attributes__size="42")
+        assert (size_42.stock, size_42.price) == (7, 9900)
+        assert size_42.attributes == {"size": "42"}
+
+
+def test_agent_sees_sizes_but_cannot_edit(tenant, stranger) -> None:
+    shoe = sized_shoe(tenant)
+    page = login(tenant, "agent_v", "agent").get(
+        reverse("admin:commerce_catalogitem_change", args=[shoe.pk])
+    )
+    html = page.content.decode()
+    assert "Sizes and stock" in html
+    assert 'name="variants-1-stock"' not in html
+
+
+def test_the_sample_csv_imports_as_it_is(tenant, stranger) -> None:
+    client = login(tenant, "owner_i")
+    import_page = client.get(reverse("admin:commerce_catalogitem_import")).content.decode()
+    assert "attr:size" in import_page  # the column help
+    sample = client.get(reverse("admin:commerce_catalogitem_import_sample")).content
+    upload = SimpleUploadedFile("sample.csv", sample, content_type="text/csv")
+    response = client.post(reverse("admin:commerce_catalogitem_import"), {"file": upload})
+    assert response.status_code == 302
+    with tenant_context(tenant.id):
+        shoe = CatalogItem.objects.get(sku="AM90")
+        assert sorted(v.attributes["size"] for v in shoe.variants.all()) == ["41", "42"]
+        assert CatalogItem.objects.count() == 2

@@ -1,0 +1,81 @@
+"""The catalog as a shop edits it: sizes and colours as words, per-size price and stock
+in one table, total stock in the list, and a sample file with column help on import."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django import forms
+from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext_lazy as _
+
+from tulia.commerce.models import Variant
+
+# The attributes a shop fills per variant; any other keys (from an import) are kept.
+VARIANT_WORDS = ("size", "colour")
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
+
+class VariantForm(forms.ModelForm):
+    size = forms.CharField(label=_("Size"), max_length=20, required=False)
+    colour = forms.CharField(label=_("Colour"), max_length=30, required=False)
+
+    class Meta:
+        model = Variant
+        fields = ("size", "colour", "sku", "price", "stock", "is_active")
+        labels = {
+            "sku": _("Code (SKU)"),
+            "price": _("Price (KES), blank = the product's"),
+            "stock": _("In stock"),
+            "is_active": _("On sale"),
+        }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for word in VARIANT_WORDS:
+            self.fields[word].initial = self.instance.attributes.get(word, "")
+
+    def save(self, commit: bool = True) -> Any:
+        attributes = dict(self.instance.attributes)
+        for word in VARIANT_WORDS:
+            value = (self.cleaned_data.get(word) or "").strip()
+            if value:
+                attributes[word] = value
+            else:
+                attributes.pop(word, None)
+        self.instance.attributes = attributes
+        return super().save(commit)
+
+
+IMPORT_COLUMNS: tuple[tuple[str, StrOrPromise], ...] = (
+    ("sku", _("Your code for the product (required; the same code updates it next time)")),
+    ("name", _("The product's name as customers see it (required)")),
+    ("price", _("Price in whole KES, e.g. 9500 (required)")),
+    ("stock", _("How many you have, for a product without sizes")),
+    ("category", _("e.g. Sneakers; created if new")),
+    ("brand", _("e.g. Nike")),
+    ("aliases", _("Other names customers use, separated by |, e.g. raba|viatu")),
+    ("image_url", _("A picture's web address (https://...)")),
+    ("is_active", _("yes or no: on sale")),
+    ("variant_sku", _("For a size: its own code; repeat the product's row once per size")),
+    ("variant_price", _("The size's price if it differs (blank: the product's price)")),
+    ("variant_stock", _("How many of this size you have")),
+    ("attr:size", _("The size, e.g. 42")),
+    ("attr:colour", _("The colour, e.g. white")),
+)
+
+SAMPLE_CSV = (
+    "sku,name,price,stock,category,brand,aliases,image_url,is_active,"
+    "variant_sku,variant_price,variant_stock,attr:size,attr:colour\r\n"
+    "AM90,Air Max 90,9500,0,Sneakers,Nike,airmax|raba,,yes,AM90-41,,3,41,white\r\n"
+    "AM90,Air Max 90,9500,0,Sneakers,Nike,airmax|raba,,yes,AM90-42,9800,2,42,white\r\n"
+    "SUKUMA,Sukuma wiki (bunch),30,50,Vegetables,,sukuma|kale,,yes,,,,,\r\n"
+)
+
+
+def sample_csv(request: HttpRequest) -> HttpResponse:
+    response = HttpResponse(SAMPLE_CSV, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="catalog-sample.csv"'
+    return response
