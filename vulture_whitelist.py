@@ -461,3 +461,12 @@ T10K  # unused variable (tulia/whatsapp/models.py:128)
 T100K  # unused variable (tulia/whatsapp/models.py:129)
 queue_template  # unused function (tulia/whatsapp/outbound.py:121)
 sync_templates  # unused function (tulia/whatsapp/tasks.py:68)
+# Issue 17: read by Django admin/forms, named in seed_demo's DEMO_SEEDERS strings, or
+# a TypedDict field of the graph state.
+FulfilmentSettingsAdmin  # unused class (tulia/commerce/admin.py)
+seed_fulfilment  # unused function (tulia/commerce/demo_fulfilment.py)
+seed_return_policies  # unused function (tulia/returns/demo.py)
+order_action  # unused variable (journeys/flows/state.py)
+result_note  # unused variable (payments/models.py)
+decided_by  # unused variable (tulia/returns/models.py)
+decided_at  # unused variable (tulia/returns/models.py)

@@ -82,7 +82,7 @@ def action_step(state: FlowState, ctx: Any, deps: Any) -> FlowState:
     if answers_action(state):
         return _answer(turn, state["order_action"] or {})
     kind = wanted_action(state) or "return"
-    action = {"kind": kind, "orders": [], "reference": None}
+    action: dict[str, Any] = {"kind": kind, "orders": [], "reference": None}
     reference = parse.order_reference(turn.text)
     if reference:
         return _order_named(turn, action, reference, first_message=True)
@@ -136,7 +136,8 @@ def _order_named(
         turn.set(order_action=action, journey_step=f"orders.{STEP_ORDER}")
         return turn.reply(turn.say("action_order_unknown", reference=reference))
     order = found.output["order"]
-    action = {**action, "reference": order["reference"]}
+    lines = [{"name": line["name"], "sku": line["sku"]} for line in order["lines"]]
+    action = {**action, "reference": order["reference"], "lines": lines}
     if action["kind"] == "cancel":
         return _ask_cancel(turn, action, order)
     if first_message and _says_why(turn.text):
@@ -163,7 +164,7 @@ def _file_return(turn: FlowTurn, action: dict[str, Any], reason: str) -> FlowSta
         reference=action["reference"],
         action="refund" if action["kind"] == "refund" else "return",
         reason_text=reason[:1000],
-        skus=_named_skus(turn, action["reference"], reason),
+        skus=_named_skus(action.get("lines", []), reason),
         language=turn.language if turn.language in ("en", "sw", "sheng") else None,
     )
     if not called.ok:
@@ -173,13 +174,8 @@ def _file_return(turn: FlowTurn, action: dict[str, Any], reason: str) -> FlowSta
     return _done(turn, out["message"])
 
 
-def _named_skus(turn: FlowTurn, reference: str, reason: str) -> list[str]:
+def _named_skus(lines: list[dict[str, str]], reason: str) -> list[str]:
     """The one line the reason names among several; all lines (empty) otherwise."""
-    facts = [f for f in turn.facts if isinstance(f, dict) and "order" in f]
-    lines = next(
-        (f["order"]["lines"] for f in reversed(facts) if f["order"]["reference"] == reference),
-        [],
-    )
     if len(lines) < 2:
         return []
     picked = parse.number_choice(reason, len(lines)) or parse.name_choice(

@@ -48,6 +48,10 @@ def observed(chat: Chat) -> dict[str, Any]:
                     "status", flat=True
                 )
             ),
+            "fulfilments": sorted(
+                f"{o.fulfilment}:{o.delivery_area}:{int(o.delivery_fee)}"
+                for o in Order.objects.filter(tenant_id=tid, customer_id=customer.pk)
+            ),
             "return_verdicts": sorted(
                 f"{r.action}:{r.verdict.get('reason')}"
                 for r in ReturnRequest.objects.filter(tenant_id=tid, customer_id=customer.pk)

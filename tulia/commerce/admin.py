@@ -25,13 +25,16 @@ from tulia.commerce.models import (
     CatalogItem,
     Category,
     Coupon,
+    FulfilmentSettings,
     Offer,
     Order,
     OrderLine,
+    OrderStatus,
     OrderStatusEvent,
     Variant,
 )
 from tulia.commerce.orders import ALLOWED_TRANSITIONS
+from tulia.errors import DomainError
 
 
 class ScopedInline(admin.TabularInline):
@@ -100,6 +103,23 @@ class StatusInline(ReadOnlyInline):
     readonly_fields = fields
 
 
+@role_action("commerce.order.refund", description="Refund cancelled paid orders")
+def refund_cancelled(
+    modeladmin: admin.ModelAdmin[Any], request: HttpRequest, queryset: QuerySet[Order]
+) -> None:
+    """A cancelled paid order is owed its money back (refund_due): by the method paid."""
+    from payments.refunds import request_refund
+
+    actor, asked = f"staff:{request.user.get_username()}", 0
+    for order in queryset.filter(status=OrderStatus.CANCELLED, refund_due=True):
+        try:
+            request_refund(order.tenant_id, order.pk, None, key=f"cancel:{order.pk}", actor=actor)
+            asked += 1
+        except DomainError as exc:
+            modeladmin.message_user(request, f"{order}: {exc.message}", messages.ERROR)
+    modeladmin.message_user(request, f"{asked} refunds asked for.", messages.SUCCESS)
+
+
 @admin.register(Order)
 class OrderAdmin(TenantScopedAdmin):
     """Orders change through domain functions (payments, tools, the lifecycle buttons),
@@ -107,8 +127,11 @@ class OrderAdmin(TenantScopedAdmin):
     order one step, which owners and agents may do."""
 
     agent_can_change = True
-    list_display = ("reference", "customer", "status", "total", "refund_due", "created_at")
-    list_filter = ("status", "refund_due")
+    actions = (refund_cancelled,)
+    list_display = (
+        "reference", "customer", "status", "total", "fulfilment", "refund_due", "created_at",
+    )  # fmt: skip
+    list_filter = ("status", "fulfilment", "refund_due")
     search_fields = ("reference", "customer__phone_e164", "payment_reference")
     inlines = [OrderLineInline, StatusInline]
     change_form_template = "admin/commerce/order/change_form.html"
@@ -163,6 +186,13 @@ class OrderAdmin(TenantScopedAdmin):
 class CouponInline(ScopedInline):
     model = Coupon
     fields = ("code", "is_active")
+
+
+@admin.register(FulfilmentSettings)
+class FulfilmentSettingsAdmin(TenantScopedAdmin):
+    """Delivery zones and fees, and the pickup place: what the sale offers at checkout."""
+
+    list_display = ("__str__", "pickup_location", "free_delivery_from", "updated_at")
 
 
 @admin.register(Offer)

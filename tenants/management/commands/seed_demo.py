@@ -21,6 +21,7 @@ DEMO_SEEDERS: Sequence[str] = (
     "payments.demo:seed_payment_accounts",
     "tulia.whatsapp.demo:seed_templates",
     "tulia.returns.demo:seed_return_policies",
+    "tulia.commerce.demo_fulfilment:seed_fulfilment",
 )
 
 
