@@ -71,11 +71,12 @@ def answers_step(state: FlowState, step: str, text: str) -> bool:
     return bool(parse.words(text)) and len(parse.words(text)) <= 20 and not elsewhere
 
 
-def start(turn: FlowTurn, order: dict[str, Any]) -> str | dict[str, Any]:
-    """The delivery question to ask, or the order to go on to payment with."""
+def _options(turn: FlowTurn) -> dict[str, Any]:
+    """The shop's options, read through the tool on every turn that shows a fee: the
+    reply guard lets a reply state only amounts a tool gave this turn."""
     found = turn.tool("fulfilment_get_options", customer=False)
     if not found.ok or not found.output["offered"]:
-        return order
+        return {}
     out = found.output
     options = {
         "zones": out["zones"],
@@ -83,6 +84,14 @@ def start(turn: FlowTurn, order: dict[str, Any]) -> str | dict[str, Any]:
         "hours": out["pickup_hours"],
     }
     turn.set(delivery_options=options)
+    return options
+
+
+def start(turn: FlowTurn, order: dict[str, Any]) -> str | dict[str, Any]:
+    """The delivery question to ask, or the order to go on to payment with."""
+    options = _options(turn)
+    if not options:
+        return order
     listed = _listed(options)
     if listed == ["pickup"]:
         set_to = _set(turn, "pickup", "")
@@ -92,7 +101,7 @@ def start(turn: FlowTurn, order: dict[str, Any]) -> str | dict[str, Any]:
 
 
 def question(turn: FlowTurn, step: str) -> str:
-    options = turn.get("delivery_options") or {}
+    options = _options(turn) or turn.get("delivery_options") or {}
     turn.set(sales_step=step, journey_step=f"sales.{step}")
     zones = _zones_text(options)
     if step == "area":
@@ -104,7 +113,7 @@ def question(turn: FlowTurn, step: str) -> str:
 
 def _zones_text(options: dict[str, Any]) -> str:
     return ", ".join(
-        f"{z['name']} {format_money(Decimal(str(z['fee'])))}" for z in options.get("zones", [])
+        f"{z['name']} *{format_money(Decimal(str(z['fee'])))}*" for z in options.get("zones", [])
     )
 
 
@@ -118,7 +127,8 @@ def choose(turn: FlowTurn, step: str) -> str | dict[str, Any]:
         if step == "fulfilment":  # "delivery", without the area yet
             return question(turn, "area")
         turn.set(sales_step="area", journey_step="sales.area")
-        return turn.say("area_unknown", area=turn.text.strip()[:60], zones=_zones_text(options))
+        zones = _zones_text(_options(turn) or options)
+        return turn.say("area_unknown", area=turn.text.strip()[:60], zones=zones)
     chosen = _set(turn, method, turn.text if method == "delivery" else "")
     return chosen if chosen is not None else turn.say("tool_failed")
 
