@@ -269,7 +269,10 @@ def _fresh_order(turn: FlowTurn) -> dict[str, Any] | None:
 
 
 def confirm(turn: FlowTurn) -> FlowState:
-    """Show the current total and ask for an explicit yes (also after a coupon)."""
+    """Show the current total and ask for an explicit yes (also after a coupon); while
+    the delivery question is open, that question again (payment never skips it)."""
+    if turn.get("sales_step") in delivery.STEPS:
+        return turn.reply(delivery.question(turn, str(turn.get("sales_step"))))
     fresh = _fresh_order(turn)
     if fresh is None:
         return turn.reply(turn.say("tool_failed"))

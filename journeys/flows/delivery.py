@@ -14,7 +14,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from journeys.flows import parse
+from journeys.flows import lexicon, parse
 from journeys.flows.common import FlowTurn
 from journeys.flows.state import FlowState
 from journeys.nodes.routing import INTENT_ROUTE_THRESHOLD
@@ -66,6 +66,8 @@ def answers_step(state: FlowState, step: str, text: str) -> bool:
     if _zone_named(state.get("delivery_options") or {}, text):
         return True
     # An area we have no zone for still answers, unless it is plainly another topic.
+    if parse.is_no(text) or parse.short_answer(text, lexicon.PAY, 5):
+        return False
     confident = state.get("intent_confidence", 0.0) >= INTENT_ROUTE_THRESHOLD
     elsewhere = confident and state.get("intent") in OTHER_INTENTS
     return bool(parse.words(text)) and len(parse.words(text)) <= 20 and not elsewhere

@@ -21,7 +21,8 @@ from tests.commerce import factories
 from tests.flows.chat import Chat, start_chat
 from tests.payments.conftest import SANDBOX_PASSKEY, equip
 from tools import registry
-from tulia.commerce.models import FulfilmentSettings
+from tulia.commerce.models import CatalogItem, FulfilmentSettings
+from tulia.returns.models import ReturnPolicy
 
 PENDING_TOOLS = {
     "payment_get_methods": "payments.tools.payment_get_methods",
@@ -73,6 +74,16 @@ def delivery_settings(tenant: Tenant) -> None:
             pickup_location="Shop B12, Sunrise Arcade, Moi Avenue",
             pickup_hours="Mon-Sat 9 am-6 pm",
         )
+
+
+@pytest.fixture
+def final_sale_slides(shop: Tenant) -> None:
+    """A 7-day return policy under which the slides were bought in a clearance sale."""
+    with tenant_context(shop.id) as tid:
+        slides = CatalogItem.objects.filter(tenant_id=tid, name="Pool Slide Navy").values_list(
+            "sku", flat=True
+        )
+        ReturnPolicy.objects.create(tenant_id=tid, return_days=7, final_sale_skus=list(slides))
 
 
 def stock_sneakers(tenant: Tenant) -> None:

@@ -9,8 +9,9 @@ from typing import Any
 from django.utils import timezone
 
 from payments.inbox import store_event
-from payments.models import PaymentEvent, PaymentMethod, PaymentRequest
+from payments.models import PaymentEvent, PaymentMethod, PaymentRequest, Refund
 from payments.mpesa.handlers import handle_stk_callback
+from payments.refunds import request_refund
 from tenants.context import tenant_context
 from tenants.models import ConsentEvent, Customer
 from tests.flows.chat import Chat
@@ -52,6 +53,13 @@ def observed(chat: Chat) -> dict[str, Any]:
                 f"{o.fulfilment}:{o.delivery_area}:{int(o.delivery_fee)}"
                 for o in Order.objects.filter(tenant_id=tid, customer_id=customer.pk)
             ),
+            "refunds": sorted(
+                f"{r.method}:{r.status}:{int(r.amount)}"
+                for r in Refund.objects.filter(tenant_id=tid, order__customer_id=customer.pk)
+            ),
+            "refunds_due": Order.objects.filter(
+                tenant_id=tid, customer_id=customer.pk, refund_due=True
+            ).count(),
             "return_verdicts": sorted(
                 f"{r.action}:{r.verdict.get('reason')}"
                 for r in ReturnRequest.objects.filter(tenant_id=tid, customer_id=customer.pk)
@@ -97,6 +105,18 @@ def move_new_order(chat: Chat, steps: tuple[str, ...], days_ago: int = 0) -> Non
 DELIVERY = ("confirmed", "packed", "shipped", "delivered")
 
 
+def refund_cancelled(chat: Chat) -> None:
+    """What staff's "Refund cancelled paid orders" does for this customer's orders."""
+    with tenant_context(chat.tenant.id) as tid:
+        owed = list(
+            Order.objects.filter(
+                tenant_id=tid, customer_id=chat.customer.pk, refund_due=True
+            ).values_list("pk", flat=True)
+        )
+    for order_id in owed:
+        request_refund(chat.tenant.id, order_id, None, key=f"cancel:{order_id}", actor="staff:t")
+
+
 def _open_push(chat: Chat) -> PaymentRequest:
     with tenant_context(chat.tenant.id) as tid:
         return PaymentRequest.objects.filter(
@@ -119,6 +139,7 @@ def stk_callback(chat: Chat, fixture: str) -> str:
 ACTIONS: dict[str, Callable[[Chat], object]] = {
     "pay_open_order": pay_open_order,
     "paid_order": lambda chat: move_new_order(chat, ()),
+    "refund_cancelled": refund_cancelled,
     "confirmed_order": lambda chat: move_new_order(chat, ("confirmed",)),
     "shipped_order": lambda chat: move_new_order(chat, DELIVERY[:3]),
     "delivered_order": lambda chat: move_new_order(chat, DELIVERY, days_ago=2),

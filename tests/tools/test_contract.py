@@ -42,6 +42,8 @@ SPEC_TOOLS = NINE | {
     "order_list_recent",
     "order_cancel",
     "return_request_create",
+    "fulfilment_get_options",
+    "order_set_fulfilment",
 }
 
 
