@@ -16,9 +16,11 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from journeys.context import RunContext
 from journeys.flows import lexicon, parse
 from journeys.flows.common import FlowTurn
 from journeys.flows.state import FlowState
+from journeys.nodes.deps import EngineDeps
 from journeys.nodes.routing import INTENT_ROUTE_THRESHOLD
 from tulia.returns.eligibility import DEFAULT_DAMAGE_WORDS
 from tulia.text import format_money
@@ -75,7 +77,7 @@ def answers_action(state: FlowState) -> bool:
     return bool(parse.words(text))  # any reason at all
 
 
-def action_step(state: FlowState, ctx: Any, deps: Any) -> FlowState:
+def action_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     """Answer the pending question, or start what this message asks for."""
     turn = FlowTurn(state, ctx)
     turn.set(journey="orders")
