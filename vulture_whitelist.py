@@ -482,3 +482,12 @@ reconcile_all  # unused function (tulia/catalog_sync/tasks.py)
 sweep_deliveries  # unused function (tulia/catalog_sync/tasks.py)
 _.throttled  # unused attribute (tulia/catalog_sync/emulators/shopify.py)
 _.delete_product  # unused method (tulia/catalog_sync/emulators/shopify.py)
+# Issue 17: read by Django admin/forms, named in seed_demo's DEMO_SEEDERS strings, or
+# a TypedDict field of the graph state.
+FulfilmentSettingsAdmin  # unused class (tulia/commerce/admin.py)
+seed_fulfilment  # unused function (tulia/commerce/demo_fulfilment.py)
+seed_return_policies  # unused function (tulia/returns/demo.py)
+order_action  # unused variable (journeys/flows/state.py)
+result_note  # unused variable (payments/models.py)
+decided_by  # unused variable (tulia/returns/models.py)
+decided_at  # unused variable (tulia/returns/models.py)

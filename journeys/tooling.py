@@ -20,7 +20,15 @@ logger = logging.getLogger("tulia.journeys")
 # Errors that say "this cannot work" rather than "our side is broken": they do not count
 # towards the two-consecutive-tool-errors escalation.
 EXPECTED_ERRORS = frozenset(
-    {"not_found", "invalid_input", "coupon_rejected", "out_of_stock", "invalid_order_line"}
+    {
+        "not_found",
+        "invalid_input",
+        "coupon_rejected",
+        "out_of_stock",
+        "invalid_order_line",
+        "unknown_delivery_area",
+        "order_not_cancellable",
+    }
 )
 
 

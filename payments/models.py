@@ -32,6 +32,7 @@ class CallbackPurpose(models.TextChoices):
     TXN_STATUS = "txn_status", "Transaction Status result"
     PESAPAL_IPN = "pesapal_ipn", "PesaPal IPN"
     CARD_RETURN = "card_return", "Card return page"
+    REFUND = "refund", "M-Pesa reversal/B2C result"
 
 
 class CallbackSecret(models.Model):
@@ -103,6 +104,14 @@ class MpesaAccount(TenantOwnedModel):
     initiator_name = models.CharField(
         max_length=64, blank=True, help_text="Daraja API initiator (for Transaction Status)"
     )
+    # How M-Pesa payments are refunded: by a person (recorded here), or through Daraja
+    # with the initiator above (Reversal of the receipt, or B2C from `b2c_shortcode`).
+    refund_method = models.CharField(
+        max_length=8,
+        choices=[("manual", "Manual (recorded)"), ("reversal", "Reversal"), ("b2c", "B2C")],
+        default="manual",
+    )
+    b2c_shortcode = models.CharField(max_length=7, blank=True, help_text="B2C refunds only")
     security_credential = EncryptedSecretField(blank=True, default="")
     c2b_registered_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -260,6 +269,8 @@ class PaymentEvent(TenantOwnedModel):
         TXN_STATUS_QUERY = "txn_status_query"
         TXN_STATUS_RESULT = "txn_status_result"
         TXN_STATUS_TIMEOUT = "txn_status_timeout"
+        REFUND_RESULT = "refund_result"
+        REFUND_TIMEOUT = "refund_timeout"
         STAFF_CONFIRMATION = "staff_confirmation"
 
     class Outcome(models.TextChoices):
@@ -325,3 +336,58 @@ class PaymentToReconcile(PaymentEvent):
         proxy = True
         verbose_name = "payment to reconcile"
         verbose_name_plural = "reconciliation queue"
+
+
+class RefundMethod(models.TextChoices):
+    PESAPAL = "pesapal_refund", "PesaPal RefundRequest"
+    MPESA_REVERSAL = "mpesa_reversal", "M-Pesa Reversal"
+    MPESA_B2C = "mpesa_b2c", "M-Pesa B2C"
+    MANUAL = "manual", "Manual (recorded by staff)"
+
+
+class RefundStatus(models.TextChoices):
+    REQUESTED = "requested"  # recorded, the provider not asked yet
+    SUBMITTED = "submitted"  # the provider accepted; its result comes later
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"  # the amount may be refunded again
+
+
+class Refund(TenantOwnedModel):
+    """Money going back to a customer for an order, by the method it was paid with.
+
+    Never more than was paid: the order row is locked while the sum of refunds that did
+    not fail is checked. Never twice: one refund per idempotency key (the return
+    request or the cancellation it is for)."""
+
+    order = models.ForeignKey("commerce.Order", on_delete=models.PROTECT, related_name="+")
+    payment = models.ForeignKey(
+        PaymentRequest, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    idempotency_key = models.CharField(max_length=80)
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    method = models.CharField(max_length=16, choices=RefundMethod.choices)
+    status = models.CharField(
+        max_length=12, choices=RefundStatus.choices, default=RefundStatus.REQUESTED
+    )
+    reason = models.CharField(max_length=200, blank=True)
+    actor = models.CharField(max_length=80, blank=True)
+    # Ours, random (Daraja's OriginatorConversationID); Daraja's ConversationID; the
+    # provider's receipt of the refund.
+    originator_id = models.CharField(max_length=64, blank=True)
+    conversation_id = models.CharField(max_length=64, blank=True)
+    provider_reference = models.CharField(max_length=64, blank=True)
+    result_note = models.CharField(max_length=255, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "idempotency_key"], name="refund_unique_idempotency_key"
+            ),
+            models.CheckConstraint(condition=models.Q(amount__gt=0), name="refund_amount_gt_0"),
+        ]
+        indexes = [models.Index(fields=["tenant", "order"], name="refund_by_order")]
+
+    def __str__(self) -> str:
+        return f"refund {self.amount} ({self.get_method_display()}, {self.status})"

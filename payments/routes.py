@@ -29,6 +29,8 @@ PURPOSE_OF: dict[str, str] = {
     "txn_status_timeout": CallbackPurpose.TXN_STATUS,
     "pesapal_ipn": CallbackPurpose.PESAPAL_IPN,
     "pesapal_return": CallbackPurpose.CARD_RETURN,
+    "refund_result": CallbackPurpose.REFUND,
+    "refund_timeout": CallbackPurpose.REFUND,
 }
 _MAX_SECRET_LENGTH = 64
 

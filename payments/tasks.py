@@ -38,6 +38,20 @@ def process_stk_callback(tenant_id: str, event_id: int) -> str | None:
     return handle_stk_callback(tenant_id, event_id)
 
 
+@shared_task(name="payments.submit_refund")
+def submit_refund(tenant_id: str, refund_id: int) -> str | None:
+    from payments.refunds import submit_refund as submit
+
+    return submit(tenant_id, refund_id)
+
+
+@shared_task(name="payments.process_refund_result")
+def process_refund_result(tenant_id: str, event_id: int) -> str | None:
+    from payments.refunds import handle_refund_result
+
+    return handle_refund_result(tenant_id, event_id)
+
+
 @shared_task(name="payments.reprocess_stk_callbacks")
 def reprocess_stk_callbacks(tenant_id: str, checkout_request_id: str) -> int:
     from payments.mpesa.handlers import handle_stk_callback, stk_callbacks_waiting_for

@@ -18,6 +18,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("cb/<str:token>/c2b/confirm/", views.c2b_confirmation, name="c2b_confirmation"),
     path("cb/<str:token>/status/result/", views.txn_status_result, name="txn_status_result"),
     path("cb/<str:token>/status/timeout/", views.txn_status_timeout, name="txn_status_timeout"),
+    path("cb/<str:token>/refund/result/", views.refund_result, name="refund_result"),
+    path("cb/<str:token>/refund/timeout/", views.refund_timeout, name="refund_timeout"),
     path("cb/<str:token>/card/ipn/", views.pesapal_ipn, name="pesapal_ipn"),
     path("cb/<str:token>/card/return/", views.pesapal_return, name="pesapal_return"),
 ]

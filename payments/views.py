@@ -194,8 +194,25 @@ def txn_status_timeout(request: HttpRequest, token: str) -> HttpResponse:
     return _txn_status(request, token, Kind.TXN_STATUS_TIMEOUT)
 
 
-def _txn_status(request: HttpRequest, token: str, kind: str) -> HttpResponse:
-    tenant_id = _daraja_tenant(request, token, CallbackPurpose.TXN_STATUS)
+@csrf_exempt
+@require_POST
+def refund_result(request: HttpRequest, token: str) -> HttpResponse:
+    """The result of a Reversal or B2C refund we asked for (matched later, in Celery)."""
+    return _txn_status(request, token, Kind.REFUND_RESULT, purpose=CallbackPurpose.REFUND)
+
+
+@csrf_exempt
+@require_POST
+def refund_timeout(request: HttpRequest, token: str) -> HttpResponse:
+    """Daraja's queue gave up on a Reversal or B2C refund we asked for."""
+    return _txn_status(request, token, Kind.REFUND_TIMEOUT, purpose=CallbackPurpose.REFUND)
+
+
+def _txn_status(
+    request: HttpRequest, token: str, kind: str, *, purpose: str = CallbackPurpose.TXN_STATUS
+) -> HttpResponse:
+    """Daraja's asynchronous Result shape: Transaction Status, Reversal and B2C alike."""
+    tenant_id = _daraja_tenant(request, token, purpose)
     if isinstance(tenant_id, HttpResponse):
         return tenant_id
     raw = body_text(request)
@@ -213,7 +230,9 @@ def _txn_status(request: HttpRequest, token: str, kind: str) -> HttpResponse:
         reference=result.originator_conversation_id,
         source_ip=client_ip(request),
     )
-    enqueue_after_commit(tasks.process_status_result, str(tenant_id), event.pk)
+    refund = purpose == CallbackPurpose.REFUND
+    task = tasks.process_refund_result if refund else tasks.process_status_result
+    enqueue_after_commit(task, str(tenant_id), event.pk)
     return JsonResponse(DARAJA_OK)
 
 

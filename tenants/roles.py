@@ -60,6 +60,12 @@ MATRIX: dict[str, frozenset[str]] = {
     # What the shop sends outside the 24-hour window is the owner's word to customers.
     "whatsapp.template.submit": _OWNERS,
     "whatsapp.template.sync": _EVERYONE,
+    # Returns: agents decide and receive; money going back is the owner's call.
+    "returns.request.approve": _EVERYONE,
+    "returns.request.reject": _EVERYONE,
+    "returns.request.receive": _EVERYONE,
+    "returns.request.refund": _OWNERS,
+    "commerce.order.refund": _OWNERS,
     # The desk is the agents' work.
     "handoff.ticket.claim_selected": _EVERYONE,
     **{f"handoff.desk.{op}": _EVERYONE for op in DESK_OPERATIONS},

@@ -21,6 +21,12 @@ TOOL_MODULES: dict[str, str] = {
     "offers_get_applicable": "tools.offers_get_applicable",
     "order_apply_coupon": "tools.order_apply_coupon",
     "order_get_status": "tools.order_get_status",
+    # Wave 2 (SPEC §4): orders after payment.
+    "order_list_recent": "tools.order_list_recent",
+    "order_cancel": "tools.order_cancel",
+    "return_request_create": "tulia.returns.tools.return_request_create",
+    "fulfilment_get_options": "tools.fulfilment_get_options",
+    "order_set_fulfilment": "tools.order_set_fulfilment",
     "payment_get_methods": "payments.tools.payment_get_methods",
     "payment_get_c2b_instructions": "payments.tools.payment_get_c2b_instructions",
     "payment_initiate_stk_push": "payments.tools.payment_initiate_stk_push",

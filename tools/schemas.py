@@ -30,6 +30,10 @@ class OrderOut(ToolOutput):
     currency: str
     amount_whole_kes: int
     coupon_code: str | None
+    fulfilment: str | None
+    delivery_area: str | None
+    delivery_address: str | None
+    delivery_fee: Decimal
     created_at: datetime
 
 
@@ -57,5 +61,9 @@ def order_out(order: Order) -> OrderOut:
         currency=order.currency,
         amount_whole_kes=order.amount_whole_kes(),
         coupon_code=order.coupon.code if order.coupon_id and order.coupon else None,
+        fulfilment=order.fulfilment or None,
+        delivery_area=order.delivery_area or None,
+        delivery_address=order.delivery_address or None,
+        delivery_fee=order.delivery_fee,
         created_at=order.created_at,
     )

@@ -1,4 +1,5 @@
-"""Sales journey, second half: variant, quantity, order, offers, confirmation, payment.
+"""Sales journey, second half: variant, quantity, order, delivery or pickup, summary,
+offers, confirmation, payment.
 
 No step is skipped (Property 5): payment starts only from the "confirm" step, on an
 explicit yes to a question that showed the order's total, and for exactly that amount
@@ -11,7 +12,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from journeys.flows import lexicon, outcome, parse
+from journeys.flows import delivery, lexicon, outcome, parse
 from journeys.flows.common import ORDER_STATUS_WORDS, FlowTurn, local_phone
 from journeys.flows.state import FlowState
 from journeys.templates.text_nodes import order_status_response, product_disambiguate
@@ -35,7 +36,7 @@ def answers_step(state: FlowState, step: str, text: str) -> bool:
         return parse.is_yes(text) or parse.is_no(text)
     if step in ("paused", "paying"):
         return parse.short_answer(text, lexicon.PAY, 5)
-    return False
+    return delivery.answers_step(state, step, text)
 
 
 def advance(turn: FlowTurn, step: str) -> FlowState:
@@ -50,6 +51,8 @@ def advance(turn: FlowTurn, step: str) -> FlowState:
         return confirm(turn)
     if step == "confirm":
         return _initiate(turn) if parse.is_yes(turn.text) else _declined(turn)
+    if step in delivery.STEPS:
+        return _delivery_answered(turn, step)
     return confirm(turn)  # "pay" while paused or paying: ask again, with the fresh total
 
 
@@ -61,6 +64,8 @@ def reprompt(turn: FlowTurn, step: str) -> FlowState:
         return _ask_quantity(turn, turn.get("pending_item"))
     if step == "paying":
         return status(turn)
+    if step in delivery.STEPS:
+        return turn.reply(delivery.question(turn, step))
     return confirm(turn)
 
 
@@ -192,7 +197,19 @@ def _create_order(turn: FlowTurn, quantity: int) -> FlowState:
     turn.set(cart=cart, pending_item=None, payment_status=None, payment_request_id=None)
     turn.set(payment_attempt=0, payment_method=None, **_order_fields(order))
     hint = _offers_hint(turn, order["order_id"])
-    return _ask_payment(turn, order, prefix=hint)
+    asked = delivery.start(turn, order)
+    if isinstance(asked, str):
+        return turn.reply(f"{hint}\n\n{asked}" if hint else asked)
+    return _ask_payment(turn, asked, prefix=hint)
+
+
+def _delivery_answered(turn: FlowTurn, step: str) -> FlowState:
+    """Delivery or pickup chosen (and the area named): the summary and payment follow."""
+    chosen = delivery.choose(turn, step)
+    if isinstance(chosen, str):  # the next question, or why that answer did not fit
+        return turn.reply(chosen)
+    turn.set(**_order_fields(chosen))
+    return _ask_payment(turn, chosen)
 
 
 def _order_once(turn: FlowTurn, line: dict[str, Any], source: str) -> Called:
@@ -226,6 +243,9 @@ def _methods(turn: FlowTurn) -> list[str]:
 
 
 def _ask_payment(turn: FlowTurn, order: dict[str, Any], prefix: str | None = None) -> FlowState:
+    """The sale's summary, then the payment method (or the confirmation) question."""
+    summary = delivery.summary(turn, order)
+    prefix = f"{prefix}\n\n{summary}" if prefix else summary
     methods = _methods(turn)
     chosen = turn.get("payment_method")
     if chosen not in methods:
@@ -255,7 +275,10 @@ def _fresh_order(turn: FlowTurn) -> dict[str, Any] | None:
 
 
 def confirm(turn: FlowTurn) -> FlowState:
-    """Show the current total and ask for an explicit yes (also after a coupon)."""
+    """Show the current total and ask for an explicit yes (also after a coupon); while
+    the delivery question is open, that question again (payment never skips it)."""
+    if turn.get("sales_step") in delivery.STEPS:
+        return turn.reply(delivery.question(turn, str(turn.get("sales_step"))))
     fresh = _fresh_order(turn)
     if fresh is None:
         return turn.reply(turn.say("tool_failed"))

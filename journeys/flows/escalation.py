@@ -56,8 +56,6 @@ def _explicit(state: FlowState, policy: EscalationRules) -> tuple[str, str] | No
     confident = state.get("intent_confidence", 0.0) >= INTENT_ROUTE_THRESHOLD
     word = _keyword(state) if policy.on_human_request else None
     topic = _sensitive(text, policy.sensitive_topics) if policy.on_sensitive_content else None
-    # "What is your return policy?" is a support question, not a return request.
-    about_order = intent != "support_question"
     checks = (
         (policy.on_human_request and intent == "human_request" and confident,
          "human_request", "customer asked for a person"),
@@ -65,8 +63,6 @@ def _explicit(state: FlowState, policy: EscalationRules) -> tuple[str, str] | No
         (policy.on_payment_dispute and parse.has(text, lexicon.DISPUTE),
          "payment_dispute", "customer disputes a payment"),
         (topic is not None, "sensitive", f"{topic} matter"),
-        (about_order and parse.has(text, lexicon.REFUND), "refund", "customer asks for a refund"),
-        (about_order and parse.has(text, lexicon.RETURN), "return", "customer wants a return"),
     )  # fmt: skip
     return next(((category, reason) for hit, category, reason in checks if hit), None)
 

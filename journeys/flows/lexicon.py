@@ -50,6 +50,10 @@ DISPUTE = ("charged twice", "double charged", "wrong amount", "chargeback", "dis
            "money was deducted", "deducted twice", "i paid but", "nimelipa lakini")  # fmt: skip
 RETURN = ("return", "returns", "exchange", "rudisha", "kurudisha", "badilisha",
           "nirudishe", "take back")  # fmt: skip
+# "Cancel my order" (not a bare "cancel", which declines the payment question).
+CANCEL_ORDER = ("cancel my order", "cancel the order", "cancel order", "cancel this order",
+                "cancel oda", "ghairi oda", "ghairi order", "futa oda", "nataka kughairi",
+                "sitaki oda", "sitaki hiyo oda", "cancel my oda", "nicancelie")  # fmt: skip
 REFUND = ("refund", "money back", "pesa yangu", "rejesha pesa", "nirudishiwe pesa",
           "nirudishie pesa")  # fmt: skip
 SENSITIVE = {

@@ -3,8 +3,8 @@
 Both answers are read from order_get_status (the payment from the order's record,
 Property 7), with the time of the latest lifecycle step and the shipping note. The
 order is the one named in the message, else the one from this conversation; without
-either the bot asks for the reference. Return and refund requests never reach here:
-`escalation` opens a ticket for them.
+either the bot asks for the reference. Returns, exchanges, refunds and cancellations
+are this journey's "action" step (journeys.flows.order_actions).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from datetime import datetime
 from django.utils import timezone
 
 from journeys.context import RunContext
-from journeys.flows import outcome, parse
+from journeys.flows import order_actions, outcome, parse
 from journeys.flows.common import ORDER_STATUS_WORDS, FlowTurn
 from journeys.flows.state import FlowState
 from journeys.nodes.deps import EngineDeps
@@ -25,7 +25,10 @@ REFERENCE_EXAMPLE = "AB-CD2345"
 
 
 def route(state: FlowState) -> str:
-    """By the reference in the message, else the conversation's order, else ask."""
+    """A return/cancel (or its pending question); else the status by the reference in
+    the message, else the conversation's order, else ask."""
+    if order_actions.answers_action(state) or order_actions.wanted_action(state):
+        return "action"
     if parse.order_reference(state.get("inbound_text", "")) or state.get("order_id"):
         return "status"
     return "ask_reference"
@@ -55,7 +58,11 @@ def status_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowStat
     return turn.reply(turn.say("tool_failed"))
 
 
-STEPS = {"status": status_step, "ask_reference": ask_reference_step}
+STEPS = {
+    "status": status_step,
+    "ask_reference": ask_reference_step,
+    "action": order_actions.action_step,
+}
 
 
 def orders(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:

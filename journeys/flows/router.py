@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from journeys.flows import lexicon, parse
+from journeys.flows import lexicon, order_actions, parse
 from journeys.flows.clarify import confirms_clarification
 from journeys.flows.escalation import needs_handoff_after, rules
 from journeys.flows.sales import answers_step, picks_by_code
@@ -26,8 +26,20 @@ def after_governance(state: FlowState) -> str:
         return "escalate"
     if confirms_clarification(state):
         return "recall"
+    return _answered(state) or _journey(state)
+
+
+def _answered(state: FlowState) -> str | None:
+    """A pending question this message answers: a return/cancel's order or reason (it
+    was asked last), else the sale's; else a return or cancel asked for outright."""
+    if order_actions.answers_action(state):
+        return "orders"
     if answers_step(state) or wants_catalog(state) or picks_by_code(state):
         return "sales"
+    return "orders" if order_actions.wanted_action(state) else None
+
+
+def _journey(state: FlowState) -> str:
     base = route(state)
     if base == "handoff":
         return "escalate" if rules(state).on_human_request else "unknown"

@@ -46,6 +46,12 @@ class FlowState(ConversationState, total=False):
     """"text" or what else arrived (photo, voice note...): non-text gets a polite note."""
     last_language: str | None
     """The reply language of the previous turn, kept when detection is unsure."""
+    delivery_options: dict[str, Any] | None
+    """The shop's delivery zones and pickup place while the sale asks how the goods
+    reach the customer (journeys.flows.delivery)."""
+    order_action: dict[str, Any] | None
+    """A return, refund or cancellation under way: kind, listed references, the order
+    (journeys.flows.order_actions)."""
 
 
 FLOW_DEFAULTS: dict[str, Any] = {
@@ -69,4 +75,6 @@ FLOW_DEFAULTS: dict[str, Any] = {
     "clarify_intent": None,
     "inbound_kind": "text",
     "last_language": None,
+    "delivery_options": None,
+    "order_action": None,
 }

@@ -18,10 +18,12 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from typing import Any
 
 import httpx
 
+from payments.emulators.daraja_refunds import RefundApis, RefundScript
 from payments.emulators.server import EmulatorServer, Reply, Request
 from payments.mpesa.schemas import MSISDN_RE
 
@@ -82,7 +84,7 @@ def _code(n: int, alphabet: str = string.ascii_uppercase + string.digits) -> str
     return "".join(secrets.choice(alphabet) for _ in range(n))
 
 
-class DarajaEmulator(EmulatorServer):
+class DarajaEmulator(RefundApis, EmulatorServer):
     def __init__(
         self, consumer_key: str, consumer_secret: str, passkey: str, *, port: int = 0
     ) -> None:
@@ -110,9 +112,24 @@ class DarajaEmulator(EmulatorServer):
         self.route("POST", "/mpesa/stkpushquery/v1/query", self._stk_query)
         self.route("POST", "/mpesa/c2b/v[12]/registerurl", self._register)
         self.route("POST", "/mpesa/transactionstatus/v1/query", self._transaction_status)
+        # Refunds (payments/emulators/daraja_refunds.py).
+        self.refund_scripts: list[RefundScript] = []
+        self.refund_calls: list[dict[str, Any]] = []
+        self.refund_results: list[tuple[str, dict[str, Any]]] = []
+        self.reversed_amounts: dict[str, Decimal] = {}
+        self.route("POST", "/mpesa/reversal/v1/request", self._reversal)
+        self.route("POST", "/mpesa/b2c/v3/paymentrequest", self._b2c)
 
     def add_app(self, consumer_key: str, consumer_secret: str) -> None:
         self.apps[consumer_key] = consumer_secret
+
+    def receipt_amount(self, receipt: str) -> Decimal | None:
+        """What M-Pesa recorded under a receipt (a completed STK push or a C2B payment)."""
+        for push in self.pushes.values():
+            if push.receipt == receipt and push.script.result_code == 0:
+                return Decimal(str(push.script.paid_amount or push.body["Amount"]))
+        payment = self.c2b_payments.get(receipt)
+        return Decimal(payment.amount) if payment else None
 
     def script(self, **outcome: Any) -> None:
         self.scripts.append(StkScript(**outcome))

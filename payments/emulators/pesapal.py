@@ -51,6 +51,8 @@ class PesapalEmulator(EmulatorServer):
         self.route("GET", "/api/URLSetup/GetIpnList", self._ipn_list)
         self.route("POST", "/api/Transactions/SubmitOrderRequest", self._submit)
         self.route("GET", "/api/Transactions/GetTransactionStatus", self._status)
+        self.route("POST", "/api/Transactions/RefundRequest", self._refund)
+        self.refunds: list[dict[str, Any]] = []
         self.route("GET", "/iframe/PesapalIframe3/Index", self._page)
         self.route("POST", "/iframe/PesapalIframe3/Pay", self._pay_form)
 
@@ -183,6 +185,27 @@ class PesapalEmulator(EmulatorServer):
             }
             result["status"] = "500"
         return result
+
+    def _refund(self, request: Request) -> Reply:
+        """RefundRequest: only a paid checkout's confirmation code, never more than paid."""
+        if not self._authorized(request):
+            return Reply(401, {"error": {"code": "unauthorized", "message": "Invalid token"}})
+        body = request.json()
+        code = str(body.get("confirmation_code") or "")
+        paid = [c for c in self.checkouts.values() if code and c.confirmation_code == code]
+        try:
+            amount = float(body.get("amount") or 0)
+        except (TypeError, ValueError):
+            amount = 0.0
+        if not paid or not body.get("username") or not body.get("remarks"):
+            return Reply(200, {"status": "500", "message": "Refund request failed"})
+        checkout = paid[0]
+        total = checkout.paid_amount or float(checkout.body["amount"])
+        done = sum(r["amount"] for r in self.refunds if r["confirmation_code"] == code)
+        if amount <= 0 or done + amount > total:
+            return Reply(200, {"status": "500", "message": "Amount exceeds the paid amount"})
+        self.refunds.append({"confirmation_code": code, "amount": amount})
+        return Reply(200, {"status": "200", "message": "Refund request successfully"})
 
     # --- the hosted page a customer opens --------------------------------------------
     def _page(self, request: Request) -> Reply:

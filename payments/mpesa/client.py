@@ -11,6 +11,7 @@ import json
 import logging
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
@@ -54,6 +55,17 @@ def timestamp(now: datetime | None = None) -> str:
 
 def stk_password(shortcode: str, passkey: str, stamp: str) -> str:
     return base64.b64encode(f"{shortcode}{passkey}{stamp}".encode()).decode()
+
+
+@dataclass(frozen=True)
+class AsyncRefund:
+    """What a Reversal or B2C call needs besides the money's destination."""
+
+    amount: Decimal
+    originator_id: str
+    result_url: str
+    timeout_url: str
+    remarks: str
 
 
 class DarajaClient:
@@ -151,6 +163,41 @@ class DarajaClient:
         }
         path = "/mpesa/transactionstatus/v1/query"
         return self._post(path, body, schemas.TxnStatusAccepted)
+
+    def reversal(self, refund: AsyncRefund, trans_id: str) -> schemas.TxnStatusAccepted:
+        """Reverse (part of) an M-Pesa receipt; the result is posted to the ResultURL."""
+        body = {
+            **self._initiator(refund),
+            "CommandID": "TransactionReversal",
+            "TransactionID": trans_id,
+            "Amount": str(refund.amount.quantize(Decimal(1))),  # M-Pesa moves whole shillings
+            "ReceiverParty": self.account.shortcode,
+            "RecieverIdentifierType": "11",  # sic: Daraja's spelling
+        }
+        return self._post("/mpesa/reversal/v1/request", body, schemas.TxnStatusAccepted)
+
+    def b2c(self, refund: AsyncRefund, phone: str) -> schemas.TxnStatusAccepted:
+        """Send money from the B2C shortcode to the phone that paid (result posted later)."""
+        body = {
+            **self._initiator(refund, key="InitiatorName"),
+            "CommandID": "BusinessPayment",
+            "Amount": str(refund.amount.quantize(Decimal(1))),  # M-Pesa moves whole shillings
+            "PartyA": self.account.b2c_shortcode,
+            "PartyB": phone.lstrip("+"),
+        }
+        return self._post("/mpesa/b2c/v3/paymentrequest", body, schemas.TxnStatusAccepted)
+
+    def _initiator(self, refund: AsyncRefund, key: str = "Initiator") -> dict[str, str]:
+        credential = self.account.security_credential
+        return {
+            key: self.account.initiator_name,
+            "SecurityCredential": credential.reveal() if credential else "",
+            "OriginatorConversationID": refund.originator_id,
+            "ResultURL": refund.result_url,
+            "QueueTimeOutURL": refund.timeout_url,
+            "Remarks": refund.remarks[:100] or "Refund",
+            "Occasion": "",
+        }
 
     # --- plumbing -------------------------------------------------------------------
     def _password(self, stamp: str) -> str:

@@ -180,6 +180,7 @@ class TxnStatusResult(ProviderPayload):
     result_desc: str = Field("", alias="ResultDesc")
     originator_conversation_id: str = Field(alias="OriginatorConversationID", max_length=64)
     conversation_id: str = Field(alias="ConversationID", max_length=64)
+    transaction_id: str = Field("", alias="TransactionID", max_length=64)
     parameters: _ResultParameters | None = Field(None, alias="ResultParameters")
 
     @field_validator("result_code", mode="before")

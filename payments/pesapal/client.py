@@ -87,6 +87,18 @@ class PesapalClient:
             lenient=True,
         )
 
+    def refund_request(
+        self, confirmation_code: str, amount: Decimal, username: str, remarks: str
+    ) -> schemas.RefundResponse:
+        """Ask PesaPal to refund (part of) a card payment, by its confirmation code."""
+        body = {
+            "confirmation_code": confirmation_code,
+            "amount": str(amount),
+            "username": username[:60],
+            "remarks": remarks[:100] or "Refund",
+        }
+        return self._call("POST", "/api/Transactions/RefundRequest", schemas.RefundResponse, body)
+
     # --- plumbing -------------------------------------------------------------------
     def _call(
         self, method: str, path: str, model: type[ResponseT], body: dict[str, Any]

@@ -42,6 +42,12 @@ class _Response(ProviderPayload):
         return self.status == "200" and self.error is None
 
 
+class RefundResponse(_Response):
+    """RefundRequest's answer: status "200" means PesaPal took the refund request."""
+
+    message: str | None = None
+
+
 class TokenResponse(_Response):
     token: str | None = None
     expiry_date: str | None = Field(None, alias="expiryDate")

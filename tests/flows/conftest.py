@@ -7,18 +7,22 @@ will register them in tools/registry.py (a no-op once those lines land).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from typing import Any
 
 import pytest
 
 from payments.emulators.daraja import DarajaEmulator, StkScript
 from payments.emulators.pesapal import PesapalEmulator
+from tenants.context import tenant_context
 from tenants.models import Tenant
 from tenants.services import update_tenant
 from tests.commerce import factories
 from tests.flows.chat import Chat, start_chat
 from tests.payments.conftest import SANDBOX_PASSKEY, equip
 from tools import registry
+from tulia.commerce.models import CatalogItem, FulfilmentSettings
+from tulia.returns.models import ReturnPolicy
 
 PENDING_TOOLS = {
     "payment_get_methods": "payments.tools.payment_get_methods",
@@ -54,6 +58,32 @@ def pesapal() -> Iterator[PesapalEmulator]:
     emulator = PesapalEmulator("pk-kicks", "ps-kicks-secret")
     with emulator:
         yield emulator
+
+
+@pytest.fixture
+def delivery_settings(tenant: Tenant) -> None:
+    """Two delivery zones (free from KES 10,000) and pickup at the shop."""
+    with tenant_context(tenant.id) as tid:
+        FulfilmentSettings.objects.create(
+            tenant_id=tid,
+            delivery_zones=[
+                {"name": "Nairobi CBD", "fee": 200, "areas": ["town"]},
+                {"name": "Westlands", "fee": 250, "areas": ["kilimani", "parklands"]},
+            ],
+            free_delivery_from=Decimal(10000),
+            pickup_location="Shop B12, Sunrise Arcade, Moi Avenue",
+            pickup_hours="Mon-Sat 9 am-6 pm",
+        )
+
+
+@pytest.fixture
+def final_sale_slides(shop: Tenant) -> None:
+    """A 7-day return policy under which the slides were bought in a clearance sale."""
+    with tenant_context(shop.id) as tid:
+        slides = CatalogItem.objects.filter(tenant_id=tid, name="Pool Slide Navy").values_list(
+            "sku", flat=True
+        )
+        ReturnPolicy.objects.create(tenant_id=tid, return_days=7, final_sale_skus=list(slides))
 
 
 def stock_sneakers(tenant: Tenant) -> None:

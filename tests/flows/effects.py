@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
+from django.utils import timezone
+
 from payments.inbox import store_event
-from payments.models import PaymentEvent, PaymentMethod, PaymentRequest
+from payments.models import PaymentEvent, PaymentMethod, PaymentRequest, Refund
 from payments.mpesa.handlers import handle_stk_callback
+from payments.refunds import request_refund
 from tenants.context import tenant_context
 from tenants.models import ConsentEvent, Customer
 from tests.flows.chat import Chat
 from tests.payments.conftest import mpesa_fixture
-from tulia.commerce.models import Order
+from tulia.commerce.checkout import LineRequest, create_order
+from tulia.commerce.lifecycle import move_order
+from tulia.commerce.models import CatalogItem, Order
 from tulia.commerce.orders import mark_order_paid
 from tulia.conversations.models import Conversation
 from tulia.handoff.models import HandoffTicket
+from tulia.returns.models import ReturnRequest
 
 
 def observed(chat: Chat) -> dict[str, Any]:
@@ -37,6 +44,26 @@ def observed(chat: Chat) -> dict[str, Any]:
                 tenant_id=tid, customer_id=customer.pk
             ).count(),
             "conversation_status": Conversation.objects.get(pk=chat.conversation_id).status,
+            "order_statuses": sorted(
+                Order.objects.filter(tenant_id=tid, customer_id=customer.pk).values_list(
+                    "status", flat=True
+                )
+            ),
+            "fulfilments": sorted(
+                f"{o.fulfilment}:{o.delivery_area}:{int(o.delivery_fee)}"
+                for o in Order.objects.filter(tenant_id=tid, customer_id=customer.pk)
+            ),
+            "refunds": sorted(
+                f"{r.method}:{r.status}:{int(r.amount)}"
+                for r in Refund.objects.filter(tenant_id=tid, order__customer_id=customer.pk)
+            ),
+            "refunds_due": Order.objects.filter(
+                tenant_id=tid, customer_id=customer.pk, refund_due=True
+            ).count(),
+            "return_verdicts": sorted(
+                f"{r.action}:{r.verdict.get('reason')}"
+                for r in ReturnRequest.objects.filter(tenant_id=tid, customer_id=customer.pk)
+            ),
         }
 
 
@@ -51,6 +78,43 @@ def ticket_context(chat: Chat) -> dict[str, Any]:
 def pay_open_order(chat: Chat) -> None:
     """What the payment callback does once M-Pesa confirms (payments' domain function)."""
     mark_order_paid(chat.tenant.id, int(chat.state["order_id"]), payment_reference="SIM123TEST")
+
+
+def _paid_order(chat: Chat) -> Order:
+    """A paid order of the shop's first item without sizes, for this customer."""
+    with tenant_context(chat.tenant.id) as tid:
+        items = CatalogItem.objects.filter(tenant_id=tid, variants__isnull=True, stock__gt=0)
+        item = items.order_by("id").first()
+        assert item is not None, "the shop fixture stocks an item without sizes"
+    order = create_order(chat.tenant.id, chat.customer.pk, [LineRequest(item.pk, 1)])
+    return mark_order_paid(chat.tenant.id, order.pk, payment_reference=f"SIM{order.pk}PAID")
+
+
+def move_new_order(chat: Chat, steps: tuple[str, ...], days_ago: int = 0) -> None:
+    """Staff move a freshly paid order through `steps`; delivery dated `days_ago`."""
+    order = _paid_order(chat)
+    for step in steps:
+        move_order(chat.tenant.id, order.pk, step, actor="staff:test")
+    if days_ago:
+        with tenant_context(chat.tenant.id) as tid:
+            Order.objects.filter(tenant_id=tid, pk=order.pk).update(
+                delivered_at=timezone.now() - timedelta(days=days_ago)
+            )
+
+
+DELIVERY = ("confirmed", "packed", "shipped", "delivered")
+
+
+def refund_cancelled(chat: Chat) -> None:
+    """What staff's "Refund cancelled paid orders" does for this customer's orders."""
+    with tenant_context(chat.tenant.id) as tid:
+        owed = list(
+            Order.objects.filter(
+                tenant_id=tid, customer_id=chat.customer.pk, refund_due=True
+            ).values_list("pk", flat=True)
+        )
+    for order_id in owed:
+        request_refund(chat.tenant.id, order_id, None, key=f"cancel:{order_id}", actor="staff:t")
 
 
 def _open_push(chat: Chat) -> PaymentRequest:
@@ -74,6 +138,12 @@ def stk_callback(chat: Chat, fixture: str) -> str:
 
 ACTIONS: dict[str, Callable[[Chat], object]] = {
     "pay_open_order": pay_open_order,
+    "paid_order": lambda chat: move_new_order(chat, ()),
+    "refund_cancelled": refund_cancelled,
+    "confirmed_order": lambda chat: move_new_order(chat, ("confirmed",)),
+    "shipped_order": lambda chat: move_new_order(chat, DELIVERY[:3]),
+    "delivered_order": lambda chat: move_new_order(chat, DELIVERY, days_ago=2),
+    "delivered_order_long_ago": lambda chat: move_new_order(chat, DELIVERY, days_ago=45),
     "stk_failed": lambda chat: stk_callback(chat, "stk_callback_insufficient_funds_1.json"),
     "stk_cancelled": lambda chat: stk_callback(chat, "stk_callback_cancelled_1032.json"),
     "stk_timeout": lambda chat: stk_callback(chat, "stk_callback_timeout_1037.json"),

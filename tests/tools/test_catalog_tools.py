@@ -64,6 +64,11 @@ MINIMAL_ARGS: dict[str, dict[str, Any]] = {
     "order_apply_coupon": {"customer_id": 1, "order_id": 1, "code": "KICKS10"},
     "order_get_status": {"customer_id": 1, "order_id": 1},
     "tenant_get_context": {},
+    "order_list_recent": {"customer_id": 1},
+    "order_cancel": {"customer_id": 1, "reference": "KX-1234"},
+    "return_request_create": {"customer_id": 1, "reference": "KX-1234"},
+    "fulfilment_get_options": {},
+    "order_set_fulfilment": {"customer_id": 1, "order_id": 1, "method": "pickup"},
 }
 
 

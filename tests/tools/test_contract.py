@@ -38,6 +38,12 @@ SPEC_TOOLS = NINE | {
     "payment_create_pesapal_checkout",
     "kb_retrieve",
     "handoff_create_ticket",
+    # wave 2 (SPEC §4)
+    "order_list_recent",
+    "order_cancel",
+    "return_request_create",
+    "fulfilment_get_options",
+    "order_set_fulfilment",
 }
 
 

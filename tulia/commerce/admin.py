@@ -34,6 +34,7 @@ from tulia.commerce.models import (
     CatalogItem,
     Category,
     Coupon,
+    FulfilmentSettings,
     Offer,
     Order,
     OrderStatus,
@@ -42,6 +43,7 @@ from tulia.commerce.models import (
 from tulia.commerce.orders import ALLOWED_TRANSITIONS
 from tulia.console.money import kes_text
 from tulia.console.today import TO_SHIP
+from tulia.errors import DomainError
 
 # The lifecycle buttons, in words a shop uses.
 MOVE_LABELS: dict[str, StrOrPromise] = {
@@ -220,6 +222,23 @@ class TodoFilter(admin.SimpleListFilter):
         return queryset
 
 
+@role_action("commerce.order.refund", description="Refund cancelled paid orders")
+def refund_cancelled(
+    modeladmin: admin.ModelAdmin[Any], request: HttpRequest, queryset: QuerySet[Order]
+) -> None:
+    """A cancelled paid order is owed its money back (refund_due): by the method paid."""
+    from payments.refunds import request_refund
+
+    actor, asked = f"staff:{request.user.get_username()}", 0
+    for order in queryset.filter(status=OrderStatus.CANCELLED, refund_due=True):
+        try:
+            request_refund(order.tenant_id, order.pk, None, key=f"cancel:{order.pk}", actor=actor)
+            asked += 1
+        except DomainError as exc:
+            modeladmin.message_user(request, f"{order}: {exc.message}", messages.ERROR)
+    modeladmin.message_user(request, f"{asked} refunds asked for.", messages.SUCCESS)
+
+
 @admin.register(Order)
 class OrderAdmin(TenantScopedAdmin):
     """Orders change through domain functions (payments, tools, the lifecycle buttons),
@@ -229,14 +248,15 @@ class OrderAdmin(TenantScopedAdmin):
 
     agent_can_change = True
     list_display = (
-        "reference", "customer_name", "status_label", "total_kes", "refund_due", "created_at",
+        "reference", "customer_name", "status_label", "total_kes", "fulfilment", "refund_due",
+        "created_at",
     )  # fmt: skip
     list_select_related = ("customer",)
-    list_filter = (TodoFilter, "status", "refund_due")
+    list_filter = (TodoFilter, "status", "fulfilment", "refund_due")
     search_fields = ("reference", "customer__phone_e164", "payment_reference")
     date_hierarchy = "created_at"
     change_form_template = "admin/commerce/order/change_form.html"
-    actions = ("export_csv",)
+    actions = ("export_csv", refund_cancelled)
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         delivery = [name for name in _order_field_names() if name.startswith("delivery")]
@@ -245,7 +265,7 @@ class OrderAdmin(TenantScopedAdmin):
             (_("What was bought"), {"fields": ("lines_table",)}),
             (_("Money"), {"fields": ("subtotal_kes", "discount_kes", "total_kes",
                                       "paid_at", "payment_reference", "refund_due")}),
-            (_("Delivery"), {"fields": (*delivery, "tracking_note", "delivered_at")}),
+            (_("Delivery"), {"fields": ("fulfilment", *delivery, "tracking_note", "delivered_at")}),
             (_("Timeline"), {"fields": ("timeline",)}),
         )  # fmt: skip
 
@@ -349,6 +369,13 @@ class OrderAdmin(TenantScopedAdmin):
 class CouponInline(ScopedInline):
     model = Coupon
     fields = ("code", "is_active")
+
+
+@admin.register(FulfilmentSettings)
+class FulfilmentSettingsAdmin(TenantScopedAdmin):
+    """Delivery zones and fees, and the pickup place: what the sale offers at checkout."""
+
+    list_display = ("__str__", "pickup_location", "free_delivery_from", "updated_at")
 
 
 @admin.register(Offer)

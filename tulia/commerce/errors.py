@@ -41,3 +41,9 @@ class CouponRejected(CommerceError):
     """Facts: `reason`, one of offers.REJECTIONS."""
 
     code = "coupon_rejected"
+
+
+class UnknownDeliveryArea(CommerceError):
+    """The area matches none of the shop's delivery zones (or the shop has no pickup)."""
+
+    code = "unknown_delivery_area"

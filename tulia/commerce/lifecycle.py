@@ -55,9 +55,18 @@ PURPOSE_BY_STATUS: dict[str, str] = {
 
 
 def move_order(
-    tenant_id: UUID | str, order_id: int, to_status: str, *, actor: str, note: str = ""
+    tenant_id: UUID | str,
+    order_id: int,
+    to_status: str,
+    *,
+    actor: str,
+    note: str = "",
+    notify: bool = True,
 ) -> Order:
-    """Move the order one step; OrderStateError if the step is not allowed from here."""
+    """Move the order one step; OrderStateError if the step is not allowed from here.
+
+    `notify=False` when the customer made the move in chat: the reply to their own
+    message tells them, so no second notice goes out."""
     if to_status not in STAFF_MOVES:
         raise OrderStateError(f"'{to_status}' is not a status staff can move an order to")
     note = note.strip()[:200]
@@ -68,7 +77,8 @@ def move_order(
             raise OrderStateError(f"order {order.reference} cannot go {before} -> {to_status}")
         changed = _consequences(order, before, to_status, note)
         record_transition(order, to_status, reason=note, actor=actor, update_fields=changed)
-        _tell_customer(order, to_status, note)
+        if notify:
+            _tell_customer(order, to_status, note)
         return order
 
 

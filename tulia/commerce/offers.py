@@ -126,6 +126,6 @@ def _redeem(order: Order, coupon: Coupon, offer: Offer, discount: Decimal) -> Or
     )
     order.coupon = coupon
     order.discount_total = discount
-    order.total = order.subtotal - discount
+    order.total = order.subtotal - discount + order.delivery_fee
     order.save(update_fields=["coupon", "discount_total", "total", "updated_at"])
     return order

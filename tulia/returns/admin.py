@@ -1,11 +1,19 @@
-"""Return policy (owners edit it) and the log of return/refund requests with verdicts."""
+"""Return policy (owners edit it) and the log of return/refund requests with verdicts;
+staff approve or reject a request, record the item back and refund it from here."""
 
 from __future__ import annotations
 
-from django.contrib import admin
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from tenants.admin_scoping import TenantScopedAdmin
+from tenants.roles import role_action
+from tulia.errors import DomainError
+from tulia.returns import decisions
 from tulia.returns.models import ReturnPolicy, ReturnRequest
 
 
@@ -15,14 +23,74 @@ class ReturnPolicyAdmin(TenantScopedAdmin):
     readonly_fields = ("version",)
 
 
+def _actor(request: HttpRequest) -> str:
+    return f"staff:{request.user.get_username()}"
+
+
+def _each(
+    modeladmin: admin.ModelAdmin[Any],
+    request: HttpRequest,
+    queryset: QuerySet[ReturnRequest],
+    step: Callable[[ReturnRequest], object],
+    done: str,
+) -> None:
+    changed = 0
+    for found in queryset:
+        try:
+            changed += bool(step(found))
+        except DomainError as exc:
+            modeladmin.message_user(request, f"{found}: {exc.message}", messages.ERROR)
+    modeladmin.message_user(request, f"{changed} {done}.", messages.SUCCESS)
+
+
+@role_action("returns.request.approve", description="Approve the return")
+def approve(modeladmin: Any, request: HttpRequest, queryset: QuerySet[ReturnRequest]) -> None:
+    actor = _actor(request)
+    _each(
+        modeladmin, request, queryset,
+        lambda r: decisions.decide(r.tenant_id, r.pk, approve=True, actor=actor), "approved",
+    )  # fmt: skip
+
+
+@role_action("returns.request.reject", description="Reject the return")
+def reject(modeladmin: Any, request: HttpRequest, queryset: QuerySet[ReturnRequest]) -> None:
+    actor = _actor(request)
+    _each(
+        modeladmin, request, queryset,
+        lambda r: decisions.decide(r.tenant_id, r.pk, approve=False, actor=actor), "rejected",
+    )  # fmt: skip
+
+
+@role_action("returns.request.receive", description="Record the item as received back")
+def receive(modeladmin: Any, request: HttpRequest, queryset: QuerySet[ReturnRequest]) -> None:
+    actor = _actor(request)
+    _each(
+        modeladmin, request, queryset,
+        lambda r: decisions.mark_received(r.tenant_id, r.pk, actor=actor), "received",
+    )  # fmt: skip
+
+
+@role_action("returns.request.refund", description="Refund by the method paid")
+def refund(modeladmin: Any, request: HttpRequest, queryset: QuerySet[ReturnRequest]) -> None:
+    actor = _actor(request)
+    _each(
+        modeladmin, request, queryset,
+        lambda r: decisions.refund(r.tenant_id, r.pk, actor=actor), "refunds asked for",
+    )  # fmt: skip
+
+
 @admin.register(ReturnRequest)
 class ReturnRequestAdmin(TenantScopedAdmin):
-    list_display = ("id", "order", "action", "verdict_reason", "ticket", "created_at")
-    list_filter = ("action",)
+    list_display = (
+        "id", "order", "action", "verdict_reason", "decision", "received_at", "ticket",
+        "created_at",
+    )  # fmt: skip
+    list_filter = ("action", "decision")
     readonly_fields = (
         "order", "customer", "action", "skus", "reason_text", "verdict", "ticket",
-        "request_id", "created_at",
+        "request_id", "decision", "decided_by", "decided_at", "received_at", "created_at",
     )  # fmt: skip
+    actions = (approve, reject, receive, refund)
 
     @admin.display(description="verdict")
     def verdict_reason(self, obj: ReturnRequest) -> str:

@@ -23,6 +23,12 @@ DEFAULT_DAMAGE_WORDS: tuple[str, ...] = (
     # Swahili
     "imeharibika", "imevunjika", "mbovu", "imeraruka", "imepasuka", "haifanyi kazi",
     "imeoza", "kasoro", "inavuja",
+    # Swahili, plural noun classes (viatu/nguo: "zimeraruka", "vimevunjika")
+    "zimeharibika", "zimevunjika", "zimeraruka", "zimepasuka", "zimeoza", "zinavuja",
+    "vimeharibika", "vimevunjika", "imechanika", "zimechanika", "imekatika", "zimekatika",
+    # Sheng
+    "haiworki", "haziworki", "imeharibiwa", "imetoboka", "zimetoboka", "imeisha soli",
+    "ni fake", "imeblow", "imebreak", "zimebreak", "imetear",
 )  # fmt: skip
 
 

@@ -88,6 +88,13 @@ class ReturnRequest(TenantOwnedModel):
         HandoffTicket, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     request_id = models.CharField(max_length=64, blank=True)
+    # The person's decision (the verdict only advises), the item back in the shop.
+    decision = models.CharField(
+        max_length=8, blank=True, choices=[("approved", "Approved"), ("rejected", "Rejected")]
+    )
+    decided_by = models.CharField(max_length=80, blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    received_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

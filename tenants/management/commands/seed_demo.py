@@ -20,6 +20,8 @@ DEMO_SEEDERS: Sequence[str] = (
     "kb.demo:seed_documents",
     "payments.demo:seed_payment_accounts",
     "tulia.whatsapp.demo:seed_templates",
+    "tulia.returns.demo:seed_return_policies",
+    "tulia.commerce.demo_fulfilment:seed_fulfilment",
 )
 
 

@@ -2,6 +2,7 @@
 
 from tulia.commerce.models.api_keys import ApiKey
 from tulia.commerce.models.catalog import CatalogItem, Category, Variant
+from tulia.commerce.models.fulfilment import FulfilmentSettings
 from tulia.commerce.models.offers import Coupon, Offer, OfferRedemption
 from tulia.commerce.models.orders import Order, OrderLine, OrderStatus, OrderStatusEvent
 
@@ -10,6 +11,7 @@ __all__ = [
     "CatalogItem",
     "Category",
     "Coupon",
+    "FulfilmentSettings",
     "Offer",
     "OfferRedemption",
     "Order",

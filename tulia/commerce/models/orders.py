@@ -24,6 +24,11 @@ class OrderStatus(models.TextChoices):
     CANCELLED = "cancelled"
 
 
+class Fulfilment(models.TextChoices):
+    DELIVERY = "delivery"
+    PICKUP = "pickup"
+
+
 class Order(TenantOwnedModel):
     customer = models.ForeignKey(Customer, on_delete=models.PROTECT, related_name="+")
     reference = models.CharField(max_length=12, validators=[reference_validator])
@@ -43,6 +48,12 @@ class Order(TenantOwnedModel):
     tracking_note = models.CharField(max_length=200, blank=True)
     delivered_at = models.DateTimeField(null=True, blank=True)
     refund_due = models.BooleanField(default=False)
+    # How the goods reach the customer, chosen at checkout ("" when the shop has no
+    # delivery settings); the zone's fee is part of the total.
+    fulfilment = models.CharField(max_length=8, choices=Fulfilment.choices, blank=True)
+    delivery_area = models.CharField(max_length=120, blank=True)
+    delivery_address = models.CharField(max_length=300, blank=True)
+    delivery_fee = money_field(default=ZERO)
     conversation_id = models.BigIntegerField(null=True, blank=True)
     # Where the customer came from when the order began on the shop page (its code's
     # source tag: "chat", "qr", a broadcast's tag, "direct"); empty for chat-only orders.
@@ -54,8 +65,15 @@ class Order(TenantOwnedModel):
         constraints = [
             models.UniqueConstraint(fields=["tenant", "reference"], name="order_unique_reference"),
             models.CheckConstraint(
-                condition=models.Q(total=models.F("subtotal") - models.F("discount_total")),
-                name="order_total_is_subtotal_minus_discount",
+                condition=models.Q(
+                    total=models.F("subtotal")
+                    - models.F("discount_total")
+                    + models.F("delivery_fee")
+                ),
+                name="order_total_is_subtotal_minus_discount_plus_delivery",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(delivery_fee__gte=0), name="order_delivery_fee_gte_0"
             ),
             models.CheckConstraint(condition=models.Q(total__gte=0), name="order_total_gte_0"),
         ]

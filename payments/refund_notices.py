@@ -1,0 +1,43 @@
+"""Telling the customer where their refund stands, in their language, through the gate."""
+
+from __future__ import annotations
+
+import logging
+
+from payments.models import Refund, RefundStatus
+from tenants.errors import NotFound
+from tulia.commerce.models import Order
+from tulia.text import format_money, label, say
+from tulia.whatsapp import purposes
+
+logger = logging.getLogger("tulia.payments.refunds")
+
+
+def refund_text(refund: Refund, order: Order, language: str) -> str:
+    if refund.status == RefundStatus.SUCCEEDED:
+        how = label("returns.refund_how", refund.method, language)
+        amount = format_money(refund.amount, order.currency)
+        return say(
+            "returns.refund_sent", language, amount=amount, reference=order.reference, how=how
+        )
+    return say("returns.refund_failed", language, reference=order.reference)
+
+
+def tell_customer(refund: Refund, order: Order) -> None:
+    from tulia.whatsapp.outbound import send_to_customer  # whatsapp imports payments
+
+    if refund.status not in (RefundStatus.SUCCEEDED, RefundStatus.FAILED):
+        return
+    language = order.customer.language_preference or "en"
+    body = refund_text(refund, order, language)
+    try:
+        send_to_customer(
+            order.tenant_id,
+            order.customer_id,
+            [body],
+            f"refund-{refund.pk}-{refund.status}",
+            purpose=purposes.RETURN_DECISION,
+            facts={"order": order.reference, "decision": body[:200]},
+        )
+    except NotFound:
+        logger.warning("refund %s: customer has no conversation to tell", refund.pk)

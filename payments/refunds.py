@@ -1,0 +1,263 @@
+"""Refunds by the method the order was paid with; never more than paid, never twice.
+
+    request_refund ──> manual: recorded as sent by staff (succeeded at once)
+                   └─> requested ──(after commit, Celery)──> submit_refund
+                          card:   PesaPal RefundRequest ──> succeeded | failed
+                          M-Pesa: Daraja Reversal or B2C ──> submitted
+                                    ──(Result on our ResultURL)──> succeeded | failed
+
+`request_refund` locks the order row, so two staff clicks serialise: the second finds
+the first's refund under the same idempotency key (one per return request or
+cancellation), and the sum of refunds that did not fail can never pass what was paid.
+A failed refund may be asked again under its key; it is the same row, retried.
+M-Pesa refunds go through Daraja only where the shop configured an initiator and
+chose Reversal or B2C (MpesaAccount.refund_method); otherwise a person refunds and
+records it. Daraja's Result counts only when both its OriginatorConversationID (ours,
+random) and ConversationID (Daraja's answer to our call) match a refund we submitted.
+The customer is told each outcome through the outbound gate.
+"""
+
+from __future__ import annotations
+
+import logging
+from decimal import Decimal
+from uuid import UUID, uuid4
+
+from django.db import transaction
+from django.db.models import Sum
+from django.utils import timezone
+
+from payments.accounts import mpesa_account, pesapal_account
+from payments.errors import NotConfigured, ProviderError
+from payments.inbox import enqueue_after_commit
+from payments.models import (
+    MpesaAccount,
+    PaymentEvent,
+    PaymentMethod,
+    PaymentRequest,
+    PaymentStatus,
+    PesapalAccount,
+    Refund,
+    RefundMethod,
+    RefundStatus,
+)
+from payments.mpesa.schemas import TxnStatusEnvelope, TxnStatusResult
+from tenants.context import tenant_context
+from tulia.commerce.models import Order
+from tulia.commerce.orders import locked_order
+from tulia.errors import DomainError
+
+logger = logging.getLogger("tulia.payments.refunds")
+Result = PaymentEvent.Outcome
+MPESA_METHODS = (PaymentMethod.MPESA_STK, PaymentMethod.MPESA_C2B)
+
+
+class RefundRefused(DomainError):
+    """Facts: `reason` (not_paid, too_much, nothing_left)."""
+
+    code = "refund_refused"
+
+
+def paid_payment(order: Order) -> PaymentRequest | None:
+    return (
+        PaymentRequest.objects.filter(
+            tenant_id=order.tenant_id, order=order, status=PaymentStatus.PAID
+        )
+        .order_by("-completed_at", "-pk")
+        .first()
+    )
+
+
+def paid_amount(order: Order, payment: PaymentRequest | None) -> Decimal:
+    """What the customer paid: the provider's amount, else the order's if staff marked it."""
+    if payment is not None:
+        return payment.paid_amount if payment.paid_amount is not None else payment.amount
+    return order.total if order.paid_at is not None else Decimal(0)
+
+
+def refunded(order: Order) -> Decimal:
+    """Refunds of the order that have not failed (sent, on their way, or just asked)."""
+    rows = Refund.objects.filter(tenant_id=order.tenant_id, order=order).exclude(
+        status=RefundStatus.FAILED
+    )
+    total: Decimal | None = rows.aggregate(total=Sum("amount"))["total"]
+    return total or Decimal(0)
+
+
+def request_refund(
+    tenant_id: UUID | str,
+    order_id: int,
+    amount: Decimal | None,
+    *,
+    key: str,
+    actor: str,
+    reason: str = "",
+) -> Refund:
+    """Refund `amount` (all that is left when None) of the order, once per `key`."""
+    with transaction.atomic(), tenant_context(tenant_id) as tid:
+        order = locked_order(tid, order_id)
+        existing = Refund.objects.filter(tenant_id=tid, idempotency_key=key[:80]).first()
+        if existing is not None and existing.status != RefundStatus.FAILED:
+            return existing
+        payment = paid_payment(order)
+        left = paid_amount(order, payment) - refunded(order)
+        wanted = left if amount is None else amount
+        if paid_amount(order, payment) <= 0:
+            raise RefundRefused(f"order {order.reference} was not paid", reason="not_paid")
+        if wanted <= 0 or wanted > left:
+            reason_code = "nothing_left" if left <= 0 else "too_much"
+            raise RefundRefused(
+                f"order {order.reference}: {wanted} asked, {left} refundable", reason=reason_code
+            )
+        refund = existing or Refund(tenant_id=tid, order=order, idempotency_key=key[:80])
+        refund.payment, refund.amount, refund.actor = payment, wanted, actor[:80]
+        refund.method, refund.reason = _method(tid, payment), reason[:200]
+        refund.status, refund.result_note = RefundStatus.REQUESTED, ""
+        refund.save()
+        if refund.method == RefundMethod.MANUAL:
+            _finish(refund, RefundStatus.SUCCEEDED, f"recorded by {actor}"[:255])
+        else:
+            from payments import tasks
+
+            enqueue_after_commit(tasks.submit_refund, str(tid), refund.pk)
+        return refund
+
+
+def _method(tenant_id: UUID, payment: PaymentRequest | None) -> str:
+    if payment is None or not payment.receipt:
+        return RefundMethod.MANUAL
+    try:
+        if payment.method == PaymentMethod.PESAPAL_CARD:
+            pesapal_account(tenant_id)
+            return RefundMethod.PESAPAL
+        if payment.method in MPESA_METHODS:
+            return _mpesa_method(mpesa_account(tenant_id), payment)
+    except NotConfigured:
+        pass
+    return RefundMethod.MANUAL
+
+
+def _mpesa_method(account: MpesaAccount, payment: PaymentRequest) -> str:
+    if not account.initiator_name or not account.security_credential:
+        return RefundMethod.MANUAL
+    if account.refund_method == "reversal":
+        return RefundMethod.MPESA_REVERSAL
+    if account.refund_method == "b2c" and account.b2c_shortcode and payment.phone_e164:
+        return RefundMethod.MPESA_B2C
+    return RefundMethod.MANUAL
+
+
+def submit_refund(tenant_id: UUID | str, refund_id: int) -> str | None:
+    """Ask the provider (Celery, after the refund row committed); safe to run twice."""
+    with transaction.atomic(), tenant_context(tenant_id) as tid:
+        refund = (
+            Refund.objects.select_for_update()
+            .filter(tenant_id=tid, pk=refund_id, status=RefundStatus.REQUESTED)
+            .first()
+        )
+        if refund is None or refund.payment is None:
+            return None
+        try:
+            if refund.method == RefundMethod.PESAPAL:
+                return _pesapal(refund, refund.payment)
+            return _daraja(refund, refund.payment)
+        except (ProviderError, NotConfigured) as exc:
+            return _finish(refund, RefundStatus.FAILED, f"provider refused: {exc}"[:255])
+
+
+def _pesapal(refund: Refund, payment: PaymentRequest) -> str:
+    from payments.pesapal.client import PesapalClient
+
+    account: PesapalAccount = pesapal_account(refund.tenant_id)
+    answer = PesapalClient(account).refund_request(
+        payment.receipt, refund.amount, refund.actor or "tulia", refund.reason
+    )
+    note = f"PesaPal: {answer.message or 'refund request accepted'}"
+    return _finish(refund, RefundStatus.SUCCEEDED, note[:255])
+
+
+def _daraja(refund: Refund, payment: PaymentRequest) -> str:
+    from payments.mpesa.client import AsyncRefund, DarajaClient
+    from payments.routes import callback_url
+
+    refund.originator_id = f"tulia-refund-{uuid4().hex}"
+    call = AsyncRefund(
+        amount=refund.amount,
+        originator_id=refund.originator_id,
+        result_url=callback_url(refund.tenant_id, "refund_result"),
+        timeout_url=callback_url(refund.tenant_id, "refund_timeout"),
+        remarks=refund.reason or f"Refund {refund.order.reference}",
+    )
+    client = DarajaClient(mpesa_account(refund.tenant_id))
+    if refund.method == RefundMethod.MPESA_REVERSAL:
+        accepted = client.reversal(call, payment.receipt)
+    else:
+        accepted = client.b2c(call, payment.phone_e164)
+    refund.conversation_id = accepted.conversation_id[:64]
+    refund.status = RefundStatus.SUBMITTED
+    refund.save(update_fields=["originator_id", "conversation_id", "status"])
+    return RefundStatus.SUBMITTED
+
+
+def handle_refund_result(tenant_id: UUID | str, event_id: int) -> str | None:
+    """Apply Daraja's Reversal/B2C result (or queue timeout) to the refund it answers."""
+    with transaction.atomic(), tenant_context(tenant_id) as tid:
+        event = (
+            PaymentEvent.objects.select_for_update()
+            .filter(
+                tenant_id=tid,
+                pk=event_id,
+                kind__in=(PaymentEvent.Kind.REFUND_RESULT, PaymentEvent.Kind.REFUND_TIMEOUT),
+                outcome=Result.RECEIVED,
+            )
+            .first()
+        )
+        if event is None:
+            return None
+        result = TxnStatusEnvelope.model_validate_json(event.raw_body).result
+        refund = (
+            Refund.objects.select_for_update()
+            .filter(tenant_id=tid, originator_id=result.originator_conversation_id)
+            .exclude(originator_id="")
+            .first()
+        )
+        if refund is None or refund.conversation_id != result.conversation_id:
+            return _event_done(event, Result.UNMATCHED, "no refund of ours has these ids", True)
+        if refund.status != RefundStatus.SUBMITTED:
+            return _event_done(event, Result.DUPLICATE, "refund already settled", False)
+        _event_done(event, Result.APPLIED, f"refund {refund.pk}", False)
+        return _settle(refund, event.kind, result)
+
+
+def _settle(refund: Refund, kind: str, result: TxnStatusResult) -> str:
+    if kind == PaymentEvent.Kind.REFUND_TIMEOUT or result.result_code != "0":
+        note = f"Daraja {result.result_code}: {result.result_desc}"[:255]
+        return _finish(refund, RefundStatus.FAILED, note)
+    refund.provider_reference = result.transaction_id[:64]
+    refund.save(update_fields=["provider_reference"])
+    return _finish(refund, RefundStatus.SUCCEEDED, f"Daraja: {result.result_desc}"[:255])
+
+
+def _event_done(event: PaymentEvent, outcome: str, note: str, review: bool) -> str:
+    event.outcome, event.note, event.needs_review = outcome, note[:255], review
+    event.processed_at = timezone.now()
+    event.save(update_fields=["outcome", "note", "needs_review", "processed_at"])
+    if review:
+        logger.warning("refund result %s for tenant %s: %s", event.pk, event.tenant_id, note)
+    return outcome
+
+
+def _finish(refund: Refund, status: str, note: str) -> str:
+    """Record the outcome, settle the order's refund_due, and tell the customer."""
+    refund.status, refund.result_note = status, note
+    refund.completed_at = timezone.now()
+    refund.save(update_fields=["status", "result_note", "completed_at"])
+    order = Order.objects.select_for_update().get(pk=refund.order_id)
+    if status == RefundStatus.SUCCEEDED and order.refund_due:
+        left = paid_amount(order, paid_payment(order)) - refunded(order)
+        if left <= 0:
+            Order.objects.filter(pk=order.pk).update(refund_due=False)
+    from payments.refund_notices import tell_customer
+
+    tell_customer(refund, order)
+    return status

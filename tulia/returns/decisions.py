@@ -1,0 +1,112 @@
+"""What staff do with a return request: approve or reject it, record the item back,
+refund it by the method paid (payments.refunds). The customer is told each step in
+their language through the outbound gate; a step already taken is not taken twice."""
+
+from __future__ import annotations
+
+import logging
+from decimal import Decimal
+from uuid import UUID
+
+from django.db import transaction
+from django.utils import timezone
+
+from payments.models import Refund
+from payments.refunds import request_refund
+from tenants.context import tenant_context
+from tenants.errors import NotFound
+from tulia.commerce.errors import OrderStateError
+from tulia.commerce.models import Order
+from tulia.returns.models import ReturnRequest
+from tulia.text import say
+from tulia.whatsapp import purposes
+
+logger = logging.getLogger("tulia.returns")
+
+
+def _locked(tenant_id: UUID, request_id: int) -> ReturnRequest:
+    found = (
+        ReturnRequest.objects.select_for_update()
+        .select_related("order", "customer")
+        .filter(tenant_id=tenant_id, pk=request_id)
+        .first()
+    )
+    if found is None:
+        raise NotFound("return request not found")
+    return found
+
+
+def decide(tenant_id: UUID | str, request_id: int, *, approve: bool, actor: str) -> bool:
+    """Approve or reject; False when it was already decided (nothing changes)."""
+    with transaction.atomic(), tenant_context(tenant_id) as tid:
+        request = _locked(tid, request_id)
+        if request.decision:
+            return False
+        request.decision = "approved" if approve else "rejected"
+        request.decided_by, request.decided_at = actor[:80], timezone.now()
+        request.save(update_fields=["decision", "decided_by", "decided_at"])
+        _tell(request, "staff_approved" if approve else "staff_rejected")
+        return True
+
+
+def mark_received(tenant_id: UUID | str, request_id: int, *, actor: str) -> bool:
+    """The returned item is back in the shop; only for an approved request, once."""
+    with transaction.atomic(), tenant_context(tenant_id) as tid:
+        request = _locked(tid, request_id)
+        if request.decision != "approved" or request.received_at is not None:
+            return False
+        request.received_at = timezone.now()
+        request.save(update_fields=["received_at"])
+        logger.info("return %s received by %s", request.pk, actor)
+        _tell(request, "staff_received")
+        return True
+
+
+def refund(tenant_id: UUID | str, request_id: int, *, actor: str) -> Refund:
+    """Refund an approved request: its lines (all when none were named), at most once."""
+    with tenant_context(tenant_id) as tid:
+        request = ReturnRequest.objects.select_related("order").get(tenant_id=tid, pk=request_id)
+        if request.decision != "approved":
+            raise OrderStateError(f"return {request.pk} is not approved")
+        amount = _lines_total(request.order, request.skus)
+    return request_refund(
+        tenant_id,
+        request.order_id,
+        amount,
+        key=f"return:{request.pk}",
+        actor=actor,
+        reason=f"{request.action} {request.order.reference}",
+    )
+
+
+def _lines_total(order: Order, skus: list[str]) -> Decimal | None:
+    """The named lines' share of what was paid; None (all that is left) for the whole."""
+    if not skus:
+        return None
+    lines = [line for line in order.lines.all() if line.sku in skus]
+    if len(lines) == order.lines.count():
+        return None
+    share = sum((line.line_total for line in lines), Decimal(0))
+    if order.subtotal > 0 and order.discount_total > 0:  # the offer applied to every line
+        share = (share * (order.subtotal - order.discount_total) / order.subtotal).quantize(
+            Decimal(1)
+        )
+    return share
+
+
+def _tell(request: ReturnRequest, key: str) -> None:
+    from tulia.whatsapp.outbound import send_to_customer  # whatsapp imports commerce
+
+    language = request.customer.language_preference or "en"
+    body = say(f"returns.{key}", language, reference=request.order.reference)
+    try:
+        send_to_customer(
+            request.tenant_id,
+            request.customer_id,
+            [body],
+            f"return-{request.pk}-{key}",
+            purpose=purposes.RETURN_DECISION,
+            facts={"order": request.order.reference, "decision": body[:200]},
+        )
+    except NotFound:
+        logger.warning("return %s: customer has no conversation to tell", request.pk)
