@@ -119,6 +119,7 @@ INSTALLED_APPS = [
     "tulia.handoff.apps.HandoffConfig",
     "tulia.returns.apps.ReturnsConfig",
     "tulia.storefront.apps.StorefrontConfig",
+    "tulia.campaigns.apps.CampaignsConfig",
 ]
 
 MIDDLEWARE = [
