@@ -47,6 +47,11 @@ MATRIX: dict[str, frozenset[str]] = {
     # What the shop sends outside the 24-hour window is the owner's word to customers.
     "whatsapp.template.submit": _OWNERS,
     "whatsapp.template.sync": _EVERYONE,
+    # What a shop broadcasts, and when, is the owner's call; anyone may stop a mistake.
+    "campaigns.campaign.send": _OWNERS,
+    "campaigns.campaign.resume": _OWNERS,
+    "campaigns.campaign.cancel": _OWNERS,
+    "campaigns.campaign.pause": _EVERYONE,
     # The desk is the agents' work.
     "handoff.ticket.claim_selected": _EVERYONE,
     **{f"handoff.desk.{op}": _EVERYONE for op in DESK_OPERATIONS},

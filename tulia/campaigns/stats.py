@@ -3,7 +3,8 @@
 Delivery and reads come from the outbound rows the status callbacks update
 (tulia/whatsapp/status.py): nothing is copied, so the figures are live. Replies,
 opt-outs and orders count per recipient within `attribution_days` of their message:
-an inbound message from them, a marketing (or all) consent withdrawal, a paid order.
+an inbound message from them to the campaign's number (stored by the webhook before
+any turn runs), a marketing (or all) consent withdrawal, a paid order.
 Every figure is a database aggregate; no recipient list is loaded.
 """
 
@@ -61,7 +62,8 @@ def campaign_stats(tenant_id: UUID | str, campaign_id: int) -> dict[str, Any]:
             Exists(
                 InboundMessage.objects.filter(
                     tenant_id=tid,
-                    conversation__customer_id=OuterRef("customer_id"),
+                    sender_id=campaign.sender_id,
+                    from_e164=OuterRef("customer__phone_e164"),
                     received_at__gt=OuterRef("sent_at"),
                     received_at__lte=until,
                 )

@@ -10,9 +10,12 @@ live worker, which settles the recipients left `sending` before sending anything
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
+from uuid import UUID
 
 from django.utils import timezone
+from kombu.exceptions import OperationalError
 
 from tenants.context import operator_context
 from tulia.campaigns import control, nudges, sending
@@ -20,6 +23,7 @@ from tulia.campaigns.models import Campaign
 from tulia.celery import app
 from tulia.conversations import locks
 
+logger = logging.getLogger(__name__)
 DUE_EVERY_SECONDS = 15.0
 NUDGE_EVERY_SECONDS = 900.0
 
@@ -32,6 +36,16 @@ def run_campaign(tenant_id: str, campaign_id: int) -> int:
     if more_now and not run_campaign.app.conf.task_always_eager:
         run_campaign.delay(tenant_id, campaign_id)
     return report.sent
+
+
+def start_now(tenant_id: UUID | str, campaign_id: int) -> None:
+    """Start a campaign due now (or resumed) without waiting for the beat; with the
+    broker away the beat starts it instead."""
+    control.start_due(tenant_id, campaign_id)
+    try:
+        run_campaign.delay(str(tenant_id), campaign_id)
+    except (OperationalError, ConnectionError, OSError) as exc:
+        logger.warning("broker unavailable, campaign %s left to the beat: %s", campaign_id, exc)
 
 
 @app.task(name="campaigns.due", acks_late=True)
