@@ -66,6 +66,11 @@ MATRIX: dict[str, frozenset[str]] = {
     "returns.request.receive": _EVERYONE,
     "returns.request.refund": _OWNERS,
     "commerce.order.refund": _OWNERS,
+    # What a shop broadcasts, and when, is the owner's call; anyone may stop a mistake.
+    "campaigns.campaign.send": _OWNERS,
+    "campaigns.campaign.resume": _OWNERS,
+    "campaigns.campaign.cancel": _OWNERS,
+    "campaigns.campaign.pause": _EVERYONE,
     # The desk is the agents' work.
     "handoff.ticket.claim_selected": _EVERYONE,
     **{f"handoff.desk.{op}": _EVERYONE for op in DESK_OPERATIONS},

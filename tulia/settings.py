@@ -125,6 +125,7 @@ INSTALLED_APPS = [
     "tulia.storefront.apps.StorefrontConfig",
     "tulia.catalog_sync.apps.CatalogSyncConfig",
     "tulia.console.apps.ConsoleConfig",
+    "tulia.campaigns.apps.CampaignsConfig",
 ]
 
 MIDDLEWARE = [

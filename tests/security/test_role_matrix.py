@@ -16,13 +16,14 @@ from django.urls import reverse
 
 from kb.models import ConversationSummary
 from tenants.context import tenant_context
-from tenants.models import Tenant, TenantMembership
+from tenants.models import Tenant, TenantMembership, WhatsAppSender
 from tenants.roles import AGENT, MATRIX, OWNER, action_allowed, role_may
 from tenants.services import add_staff_member
 from tulia.api.keys import issue_key
 from tulia.commerce.models import ApiKey
 from tulia.handoff import admin_desk
 from tulia.handoff.api import _DESK_OPERATION
+from tulia.whatsapp.models import MessageTemplate
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "x-Role-Pass-42"
@@ -146,6 +147,37 @@ def test_only_an_owner_resolves_store_sync_conflicts(tenant, staff, username, re
     _run_action(_client(username), "catalog_sync_syncconflict", "resolve", conflict.pk)
     with tenant_context(tenant.id):
         assert (SyncConflict.objects.get(pk=conflict.pk).resolved_at is not None) is resolved
+
+
+@pytest.mark.parametrize(("username", "campaign_moves"), [("agent_r", False), ("owner_r", True)])
+def test_only_an_owner_sends_resumes_or_cancels_a_campaign(
+    tenant, staff, username, campaign_moves
+) -> None:
+    from tulia.campaigns.models import Campaign
+
+    with tenant_context(tenant.id) as tid:
+        template = MessageTemplate.objects.create(
+            tenant_id=tid, name="sale", language="en", category="marketing",
+            body="Sale {{1}} on. Reply STOP to opt out.", status="approved", content_sid="HX1",
+        )  # fmt: skip
+        sender = WhatsAppSender.objects.get(tenant_id=tid)
+        drafts = [
+            Campaign.objects.create(tenant_id=tid, name=n, template=template, sender=sender)
+            for n in ("a", "b")
+        ]
+        Campaign.objects.filter(pk=drafts[1].pk).update(status="paused")
+    client = _client(username)
+    _run_action(client, "campaigns_campaign", "cancel", drafts[0].pk)
+    _run_action(client, "campaigns_campaign", "resume", drafts[1].pk)
+    with tenant_context(tenant.id):
+        statuses = [Campaign.objects.get(pk=d.pk).status for d in drafts]
+    assert (statuses == ["cancelled", "running"]) is campaign_moves
+    assert (statuses == ["draft", "paused"]) is not campaign_moves
+
+
+def test_an_agent_may_pause_a_campaign(tenant, staff) -> None:
+    assert role_may(AGENT, "campaigns.campaign.pause")
+    assert not role_may(AGENT, "campaigns.campaign.send")
 
 
 def test_every_desk_operation_has_a_matrix_row(rf) -> None:

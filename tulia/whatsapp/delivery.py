@@ -47,7 +47,8 @@ class Route:
     to_address: str
 
 
-def _route(tenant_id: UUID, conversation_id: int) -> Route | None:
+def route(tenant_id: UUID, conversation_id: int) -> Route | None:
+    """Where the conversation's messages go, with the sender's credentials (None if gone)."""
     with tenant_context(tenant_id) as tid:
         conversation = (
             Conversation.objects.select_related("sender", "customer")
@@ -82,21 +83,21 @@ def deliver_conversation(
                     tenant_id=tid, conversation_id=conversation_id, status=Status.PENDING
                 ).order_by("id")
             )
-        route = _route(tid, conversation_id) if pending else None
-        if route is None:
+        where = route(tid, conversation_id) if pending else None
+        if where is None:
             return 0
         chosen = backend or get_backend()
-        return sum(_deliver_one(tid, message, route, chosen) for message in pending)
+        return sum(_deliver_one(tid, message, where, chosen) for message in pending)
 
 
 def _deliver_one(
-    tenant_id: UUID, message: OutboundMessage, route: Route, backend: WhatsAppBackend
+    tenant_id: UUID, message: OutboundMessage, where: Route, backend: WhatsAppBackend
 ) -> int:
     outgoing = OutgoingMessage(
-        account_sid=route.account_sid,
-        auth_token=route.auth_token,
-        from_address=route.from_address,
-        to_address=route.to_address,
+        account_sid=where.account_sid,
+        auth_token=where.auth_token,
+        from_address=where.from_address,
+        to_address=where.to_address,
         body="" if message.content_sid else message.body,
         content_sid=message.content_sid,
         content_variables=message.content_variables,

@@ -49,6 +49,7 @@ class SentMessage:
     status_callback: str
     content_sid: str = ""
     content_variables: dict[str, str] = field(default_factory=dict)
+    created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
 
 @dataclass
@@ -108,7 +109,15 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.startswith(_CONTENT_PREFIX):
             self._content("GET")
             return
-        self._reply(404, _error(404, 20404, "The requested resource was not found"))
+        account_sid = self._account_from_path()
+        if account_sid is None:
+            self._reply(404, _error(404, 20404, "The requested resource was not found"))
+            return
+        if not self._authorised(account_sid):
+            self._reply(401, _error(401, 20003, "Authentication Error"))
+            return
+        query = {k: v[-1] for k, v in parse_qs(self.path.partition("?")[2]).items()}
+        self._reply(200, self.server.emulator.list_messages(account_sid, query))
 
     def _content(self, method: str) -> None:
         """The Content API: JSON bodies, basic auth by the account that owns the content."""
@@ -131,9 +140,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._reply(status, payload)
 
     def _account_from_path(self) -> str | None:
-        if not (self.path.startswith(_PATH_PREFIX) and self.path.endswith("/Messages.json")):
+        path = self.path.partition("?")[0]
+        if not (path.startswith(_PATH_PREFIX) and path.endswith("/Messages.json")):
             return None
-        return self.path.removeprefix(_PATH_PREFIX).split("/", 1)[0]
+        return path.removeprefix(_PATH_PREFIX).split("/", 1)[0]
 
     def _authorised(self, account_sid: str) -> bool:
         header = self.headers.get("Authorization", "")
@@ -164,6 +174,8 @@ class TwilioEmulator:
         self.state = EmulatorState()
         self.strict_window = False
         self.auto_approve = False
+        # Recipients Meta's per-user marketing limit holds back (63049 on a marketing send).
+        self.marketing_limited: set[str] = set()
         self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
         self._server = _Server((host, port), _Handler)
         self._server.emulator = self
@@ -252,6 +264,12 @@ class TwilioEmulator:
         outside = self.strict_window and not self._in_window(form["From"], form["To"])
         if status != "approved" and outside:
             return 63016, "Failed to send freeform message because you are outside the window"
+        return self._marketing_refusal(content, form["To"])
+
+    def _marketing_refusal(self, content: Content, to: str) -> tuple[int, str] | None:
+        category = (content.approval or {}).get("category", "")
+        if category.upper() == "MARKETING" and to in self.marketing_limited:
+            return 63049, "Meta chose not to deliver this WhatsApp marketing message"
         return None
 
     # --- the Messages resource ------------------------------------------------------
@@ -305,9 +323,31 @@ class TwilioEmulator:
             self.state.sent.append(message)
         return 201, self._message_json(message)
 
+    def list_messages(self, account_sid: str, query: dict[str, str]) -> dict[str, Any]:
+        """Twilio's Message list: the account's messages, newest first, filtered by To,
+        From and `DateSent>` / `DateSent>=` (ISO 8601), one page of at most PageSize."""
+        after = query.get("DateSent>") or query.get("DateSent>=")
+        since = datetime.fromisoformat(after.replace("Z", "+00:00")) if after else None
+        with self.state.lock:
+            rows = [
+                m
+                for m in reversed(self.state.sent)
+                if m.account_sid == account_sid
+                and (not query.get("To") or m.to == query["To"])
+                and (not query.get("From") or m.from_ == query["From"])
+                and (since is None or m.created_at >= since)
+            ]
+        size = min(int(query.get("PageSize") or 50), 1000)
+        uri = f"{_PATH_PREFIX}{account_sid}/Messages.json"
+        return {
+            "messages": [self._message_json(m) for m in rows[:size]],
+            "page": 0, "page_size": size, "start": 0, "end": min(size, len(rows)) - 1,
+            "uri": uri, "first_page_uri": uri, "next_page_uri": None, "previous_page_uri": None,
+        }  # fmt: skip
+
     @staticmethod
     def _message_json(message: SentMessage) -> dict[str, Any]:
-        now = datetime.now(UTC).strftime("%a, %d %b %Y %H:%M:%S +0000")
+        now = message.created_at.strftime("%a, %d %b %Y %H:%M:%S +0000")
         return {
             "sid": message.sid,
             "account_sid": message.account_sid,

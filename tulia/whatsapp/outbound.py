@@ -59,6 +59,8 @@ def _store(
     bodies: list[str],
     request_id: str,
     purpose: str,
+    *,
+    deliver: bool = True,
 ) -> list[int]:
     if decision.kind == "free_form":
         rows = _free_form_rows(conversation, bodies, request_id, purpose)
@@ -88,7 +90,7 @@ def _store(
             )
         ]
     created = OutboundMessage.objects.bulk_create(rows)
-    if decision.kind != "not_sent":
+    if deliver and decision.kind != "not_sent":
         tid, conversation_id = conversation.tenant_id, conversation.pk
         transaction.on_commit(lambda: dispatch.enqueue_delivery(tid, conversation_id))
     return [row.pk for row in created]
@@ -124,14 +126,22 @@ def queue_template(
     template_id: int,
     variables: dict[str, str],
     request_id: str,
+    *,
+    purpose: str = "",
+    deliver: bool = True,
 ) -> list[int]:
-    """Send one of the shop's templates as it is (broadcasts), window or not."""
+    """Send one of the shop's templates as it is (broadcasts, nudges), window or not.
+
+    `deliver=False` stores the row without enqueueing its delivery: the caller (a
+    campaign run) commits its own claim first and delivers it itself.
+    """
     with tenant_context(tenant_id):
         conversation = get_owned(Conversation, tenant_id, conversation_id)
         template = get_owned(MessageTemplate, tenant_id, template_id)
         decision = gate.decide_template(conversation, template, variables)
-        purpose = template.purpose or template.name
-        return _store(conversation, decision, [template.render(variables)], request_id, purpose)
+        label = purpose or template.purpose or template.name
+        body = [template.render(variables)]
+        return _store(conversation, decision, body, request_id, label, deliver=deliver)
 
 
 def send_to_customer(

@@ -6,9 +6,11 @@ to a worker again once they are TULIA_SWEEP_AGE_SECONDS old. A message left
 and renewed by a heartbeat while a turn runs (conversations/locks.py), so a free lease
 means the worker that claimed it is dead (or paused, and fenced off at commit). That is
 what bounds a killed worker's customers' wait: lease + one sweep interval + the turn.
-Outbound parts that were stored but never sent, or left "sending" by a dead deliverer,
-are delivered again the same way. Every task is safe to run twice, so re-enqueueing
-something that is merely slow costs a no-op, never a second reply; but under a backlog
+Outbound parts that were stored but never sent are delivered again the same way; a
+part left "sending" by a dead deliverer is first looked up in Twilio's message list
+(tulia/whatsapp/reconcile.py) and sent again only if Twilio does not have it. Every
+task is safe to run twice, so re-enqueueing something that is merely slow costs a
+no-op, never a second reply; but under a backlog
 everything looks slow, so a thread or conversation is re-enqueued at most once per
 REENQUEUE_GAP, and only one sweep runs at a time, or the sweeps would flood the queue
 they are waiting in.
@@ -30,7 +32,7 @@ from tenants.keys import tenant_key
 from tulia.conversations import locks
 from tulia.conversations.models import InboundMessage, OutboundMessage
 from tulia.conversations.pipeline import thread_lock
-from tulia.whatsapp import dispatch
+from tulia.whatsapp import dispatch, reconcile
 
 SWEEP_LIMIT = 500
 REENQUEUE_GAP_SECONDS = 30
@@ -107,19 +109,30 @@ def _stalled_inbound() -> list[tuple[UUID, int, object, object, str]]:
     return sorted(found, key=lambda first: first[1])
 
 
-def _stalled_outbound() -> list[tuple[UUID, int]]:
+def _in_doubt() -> list[tuple[UUID, int, int]]:
+    """Parts left "sending" by a deliverer that died between claiming and recording."""
     sending = OutboundMessage.objects.filter(status=OutboundMessage.Status.SENDING)
-    abandoned = {
-        (tenant_id, conversation_id)
-        for tenant_id, conversation_id in sending.values_list("tenant_id", "conversation_id")
+    return [
+        (tenant_id, conversation_id, message_id)
+        for tenant_id, conversation_id, message_id in sending.values_list(
+            "tenant_id", "conversation_id", "id"
+        )[:SWEEP_LIMIT]
         if not locks.is_held(tenant_id, "send", conversation_id)
-    }
-    for tenant_id, conversation_id in abandoned:
-        # Its deliverer died between claiming the part and recording the send: a rare
-        # duplicate (if Twilio had accepted it) beats a reply that never goes out.
-        sending.filter(tenant_id=tenant_id, conversation_id=conversation_id).update(
-            status=OutboundMessage.Status.PENDING
-        )
+    ]
+
+
+def _settle(in_doubt: list[tuple[UUID, int, int]]) -> set[tuple[UUID, int]]:
+    """Ask Twilio about each part in doubt (outside any transaction) before anything is
+    sent again: a part Twilio has is recorded as sent, one it has not goes back to
+    pending; the conversations with parts to send again."""
+    resend = set()
+    for tenant_id, conversation_id, message_id in in_doubt:
+        if reconcile.reconcile(tenant_id, message_id) == "absent":
+            resend.add((tenant_id, conversation_id))
+    return resend
+
+
+def _stalled_outbound() -> list[tuple[UUID, int]]:
     rows = (
         OutboundMessage.objects.filter(
             status=OutboundMessage.Status.PENDING, created_at__lt=timezone.now() - sweep_age()
@@ -127,7 +140,7 @@ def _stalled_outbound() -> list[tuple[UUID, int]]:
         .values_list("tenant_id", "conversation_id")
         .distinct()[:SWEEP_LIMIT]
     )
-    return sorted(set(rows) | abandoned, key=lambda row: row[1])
+    return sorted(set(rows), key=lambda row: row[1])
 
 
 def sweep() -> SweepResult:
@@ -141,9 +154,12 @@ def sweep() -> SweepResult:
 
 
 def _sweep() -> SweepResult:
+    with operator_context("gateway sweeper: find stalled WhatsApp messages"):
+        in_doubt = _in_doubt()
+    resend = _settle(in_doubt)
     with operator_context("gateway sweeper: re-enqueue stalled WhatsApp messages"):
         inbound = _stalled_inbound()
-        outbound = _stalled_outbound()
+        outbound = sorted(set(_stalled_outbound()) | resend, key=lambda row: row[1])
     threads = sum(
         _enqueue_once_per_gap(dispatch.enqueue_turn, tenant_id, message_id, sender_id, phone, claim)
         for tenant_id, message_id, sender_id, phone, claim in inbound

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
@@ -33,6 +34,17 @@ class SendResult(BaseModel):
     status: str  # queued / accepted / sent, as the provider reported it
 
 
+class Listed(BaseModel):
+    """One message from the provider's message list (what reconciliation compares)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    sid: str
+    status: str
+    body: str
+    created_at: datetime | None
+
+
 class SendError(Exception):
     """A send that did not happen; `retryable` says whether trying again may help."""
 
@@ -46,3 +58,8 @@ class WhatsAppBackend(Protocol):
     name: str
 
     def send(self, message: OutgoingMessage) -> SendResult: ...
+
+    def sent_since(self, route: OutgoingMessage, since: datetime) -> list[Listed]:
+        """Messages from `route.from_address` to `route.to_address` created since `since`
+        (its body is ignored); SendError when the provider cannot be asked."""
+        ...

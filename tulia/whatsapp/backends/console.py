@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import logging
 import uuid
+from datetime import datetime
 
-from tulia.whatsapp.backends.base import OutgoingMessage, SendResult
+from tulia.whatsapp.backends.base import Listed, OutgoingMessage, SendResult
 
 logger = logging.getLogger("tulia.whatsapp.console")
 
@@ -28,3 +29,7 @@ class ConsoleBackend:
             message.body,
         )
         return SendResult(sid="SM" + uuid.uuid4().hex, status="sent")
+
+    def sent_since(self, route: OutgoingMessage, since: datetime) -> list[Listed]:
+        """The console keeps no list: nothing it "sent" can be found again."""
+        return []

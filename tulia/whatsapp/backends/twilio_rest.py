@@ -9,13 +9,14 @@ retrying; other 4xx (invalid number, outside the 24-hour window…) are not.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 import requests
 from twilio.base.exceptions import TwilioRestException
 from twilio.http.http_client import TwilioHttpClient
 from twilio.rest import Client
 
-from tulia.whatsapp.backends.base import OutgoingMessage, SendError, SendResult
+from tulia.whatsapp.backends.base import Listed, OutgoingMessage, SendError, SendResult
 
 REQUEST_TIMEOUT_SECONDS = 10.0
 _RETRYABLE_STATUS = 429
@@ -62,3 +63,19 @@ class TwilioBackend:
         except requests.RequestException as exc:
             raise SendError(f"network error: {exc}", retryable=True) from exc
         return SendResult(sid=str(created.sid), status=str(created.status or "queued"))
+
+    def sent_since(self, route: OutgoingMessage, since: datetime) -> list[Listed]:
+        """Twilio's Message list for the pair (reconciling a send left in doubt)."""
+        try:
+            found = _client(route).messages.list(
+                to=route.to_address, from_=route.from_address, date_sent_after=since, limit=200
+            )
+        except TwilioRestException as exc:
+            raise _classify(exc) from exc
+        except requests.RequestException as exc:
+            raise SendError(f"network error: {exc}", retryable=True) from exc
+        return [
+            Listed(sid=str(m.sid), status=str(m.status or ""), body=str(m.body or ""),
+                   created_at=m.date_created)
+            for m in found
+        ]  # fmt: skip

@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class CampaignsConfig(AppConfig):
+    name = "tulia.campaigns"
+    label = "campaigns"
+    verbose_name = "Campaigns and nudges"
+    default_auto_field = "django.db.models.BigAutoField"

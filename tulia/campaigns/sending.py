@@ -1,0 +1,483 @@
+"""Running a campaign: recipients written from the audience, then sent within the rules.
+
+A run is one slice of work under the campaign's lease (one runner at a time):
+
+1. settle recipients left `sending` by an earlier run: their outbound row tells what
+   happened; a row itself still `sending` with no deliverer alive is looked up in
+   Twilio's message list (tulia/whatsapp/reconcile.py) before anything is sent again;
+2. write the recipient rows from the audience, streamed in chunks, once;
+3. outside the shop's quiet hours, send: each second at most `rate_per_second` sends
+   per sender (a Redis counter shared by every runner of that number), and never past
+   the sender's marketing share of its tier (the gate checks each send under the
+   sender's row lock; the runner asks first, to wait rather than be refused);
+4. Twilio codes that mean WhatsApp is unhappy with the number or template pause it.
+
+Each send: one transaction stores the outbound row through the gate
+(`outbound.queue_template`) and marks the recipient `sending`; it commits; only then is
+Twilio called (`delivery.deliver_conversation`, under the conversation's send lease).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from uuid import UUID
+
+from django.db.models import Count, Min
+from django.utils import timezone
+
+from tenants.context import tenant_context
+from tenants.keys import tenant_key
+from tulia.campaigns import audience, schedule
+from tulia.campaigns.models import Campaign, CampaignEvent, CampaignRecipient
+from tulia.conversations import locks
+from tulia.conversations.models import OutboundMessage
+from tulia.conversations.services import open_conversation
+from tulia.whatsapp import delivery, dispatch, limits, outbound, reconcile
+from tulia.whatsapp.backends import WhatsAppBackend
+
+logger = logging.getLogger(__name__)
+Recipient = CampaignRecipient
+OutStatus = OutboundMessage.Status
+SLICE_SECONDS = 20.0
+# A recipient whose send Twilio could not confirm or deny for this long is written off
+# as lost rather than risk a second message.
+LOST_AFTER = timedelta(hours=6)
+LIMIT_REFUSAL = "the sender's messaging limit is reached"
+# Twilio codes that stop the whole campaign: WhatsApp paused or disabled the template
+# (quality), or the number hit its rate or messaging limit.
+STOP_CODES = {
+    63027: "WhatsApp paused or disabled the template (usually its quality rating)",
+    63018: "WhatsApp refused for the number's rate or messaging limit",
+    63038: "the number reached its daily messaging limit",
+}
+# Meta's per-user marketing limit: one refusal is one customer; many mean the audience
+# is tired of marketing, and the campaign pauses for the owner to look.
+PER_USER_LIMIT = 63049
+PER_USER_PAUSE_SHARE = 0.05
+PER_USER_PAUSE_MIN = 5
+_ACCEPTED = (
+    OutStatus.QUEUED,
+    OutStatus.ACCEPTED,
+    OutStatus.SENT,
+    OutStatus.DELIVERED,
+    OutStatus.READ,
+)
+
+
+class TierFull(Exception):
+    """The sender's marketing share of its tier is used up for now."""
+
+
+@dataclass
+class RunReport:
+    sent: int = 0
+    skipped: int = 0
+    failed: int = 0
+    found: int = 0  # in doubt, Twilio had it
+    resent: int = 0  # in doubt, Twilio did not: sent again
+    lost: int = 0
+    next_at: datetime | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def tell(tenant_id: UUID | str, campaign_id: int, kind: str, text: str) -> None:
+    """Record a notice for the owner (shown on the campaign in admin and the API)."""
+    with tenant_context(tenant_id) as tid:
+        CampaignEvent.objects.create(tenant_id=tid, campaign_id=campaign_id, kind=kind, text=text)
+    logger.info("campaign %s: %s", campaign_id, text)
+
+
+def _load(tenant_id: UUID, campaign_id: int) -> Campaign:
+    with tenant_context(tenant_id) as tid:
+        return Campaign.objects.select_related("template").get(tenant_id=tid, pk=campaign_id)
+
+
+def _set(tenant_id: UUID, campaign_id: int, **fields: object) -> None:
+    with tenant_context(tenant_id) as tid:
+        Campaign.objects.filter(tenant_id=tid, pk=campaign_id).update(**fields)
+
+
+def pause(tenant_id: UUID | str, campaign_id: int, reason: str) -> bool:
+    with tenant_context(tenant_id) as tid:
+        changed = Campaign.objects.filter(
+            tenant_id=tid,
+            pk=campaign_id,
+            status__in=(Campaign.Status.RUNNING, Campaign.Status.SCHEDULED),
+        ).update(status=Campaign.Status.PAUSED, pause_reason=reason[:300])
+    if changed:
+        tell(tenant_id, campaign_id, "paused", f"Paused: {reason}")
+    return bool(changed)
+
+
+# --- the audience -------------------------------------------------------------------
+def build_audience(tenant_id: UUID, campaign: Campaign) -> int:
+    """Write one queued recipient per audience customer, chunk by chunk; safe to repeat."""
+    segment = audience.parse(campaign.audience)
+    written = 0
+    for chunk in audience.customer_ids(tenant_id, segment):
+        with tenant_context(tenant_id) as tid:
+            rows = [Recipient(tenant_id=tid, campaign_id=campaign.pk, customer_id=c) for c in chunk]
+            Recipient.objects.bulk_create(rows, ignore_conflicts=True)
+        written += len(chunk)
+    _set(tenant_id, campaign.pk, audience_built=True)
+    return written
+
+
+# --- the sender's tier and rate -----------------------------------------------------
+def marketing_allowance(tenant_id: UUID, sender_id: int) -> int | None:
+    """How many more customers marketing may reach through the sender now (None: no cap)."""
+    usage = limits.usage(limits.limit_for(tenant_id, sender_id))
+    if usage.marketing_capacity is None:
+        return None
+    return max(0, usage.marketing_capacity - usage.used)
+
+
+def slot_frees_at(tenant_id: UUID, sender_id: int) -> datetime:
+    """When the oldest customer counted against the tier leaves the rolling 24 hours."""
+    now = timezone.now()
+    with tenant_context(tenant_id) as tid:
+        oldest = (
+            OutboundMessage.objects.filter(
+                tenant_id=tid,
+                conversation__sender_id=sender_id,
+                created_at__gte=now - limits.ROLLING,
+            )
+            .exclude(content_sid="")
+            .exclude(status=OutStatus.NOT_SENT)
+            .aggregate(first=Min("created_at"))["first"]
+        )
+    return (oldest + limits.ROLLING) if oldest else now + timedelta(minutes=15)
+
+
+def _take_rate_slot(tenant_id: UUID, sender_id: int, rate: int) -> None:
+    """Block until this second has room for one more send through the sender."""
+    client = locks.redis_client()
+    while True:
+        second = int(time.time())
+        key = tenant_key(tenant_id, "campaign-rate", sender_id, second)
+        pipe = client.pipeline()
+        pipe.incr(key)
+        pipe.expire(key, 3)
+        count = int(pipe.execute()[0])
+        if count <= rate:
+            return
+        time.sleep(max(0.0, second + 1 - time.time()))
+
+
+def _tell_spread(tenant_id: UUID, campaign: Campaign) -> None:
+    """Told once, when a campaign starts: how many days the tier spreads it over."""
+    with tenant_context(tenant_id) as tid:
+        queued = Recipient.objects.filter(
+            campaign_id=campaign.pk, status=Recipient.Status.QUEUED
+        ).count()
+        told = CampaignEvent.objects.filter(
+            tenant_id=tid, campaign_id=campaign.pk, kind="spread"
+        ).exists()
+    limit = limits.limit_for(tenant_id, campaign.sender_id)
+    usage = limits.usage(limit)
+    per_day = usage.marketing_capacity
+    if told or per_day is None or per_day <= 0:
+        return
+    today = max(0, per_day - usage.used)
+    if queued <= today:
+        return
+    days = 1 + math.ceil((queued - today) / per_day)
+    tell(
+        tenant_id, campaign.pk, "spread",
+        f"{queued} customers to reach; this number's tier lets marketing reach {per_day} "
+        f"customers a day ({limit.utility_reserve_percent}% "
+        f"is kept for order updates), so the campaign goes out over about {days} days.",
+    )  # fmt: skip
+
+
+# --- one recipient ------------------------------------------------------------------
+def _claim(tenant_id: UUID, campaign: Campaign, recipient_id: int) -> tuple[str, int | None]:
+    """Store the outbound row through the gate and mark the recipient `sending`, in one
+    committed transaction; ("sending", conversation) or ("skipped"/"gone", None).
+    Raises TierFull (rolling back) when the gate refuses for the sender's limit."""
+    with tenant_context(tenant_id) as tid:
+        recipient = (
+            Recipient.objects.select_for_update(skip_locked=True)
+            .filter(tenant_id=tid, pk=recipient_id, status=Recipient.Status.QUEUED)
+            .first()
+        )
+        if recipient is None:
+            return "gone", None
+        conversation = open_conversation(tid, recipient.customer_id, campaign.sender_id)
+        ids = outbound.queue_template(
+            tid, conversation.pk, campaign.template_id, campaign.variables,
+            f"campaign-{campaign.pk}-{recipient.pk}", purpose="campaign", deliver=False,
+        )  # fmt: skip
+        status, reason = (
+            OutboundMessage.objects.filter(pk=ids[0]).values_list("status", "error_message").get()
+        )
+        recipient.outbound_id = ids[0]
+        if status == OutStatus.NOT_SENT:
+            if reason.startswith(LIMIT_REFUSAL):
+                raise TierFull(reason)
+            recipient.status, recipient.reason = Recipient.Status.SKIPPED, reason[:300]
+            recipient.save(update_fields=["outbound", "status", "reason"])
+            return "skipped", None
+        recipient.status, recipient.claimed_at = Recipient.Status.SENDING, timezone.now()
+        recipient.save(update_fields=["outbound", "status", "claimed_at"])
+        return "sending", conversation.pk
+
+
+def _settle_one(tenant_id: UUID, recipient_id: int) -> str:
+    """Copy the outbound row's outcome onto a `sending` recipient; its new status."""
+    with tenant_context(tenant_id) as tid:
+        recipient = Recipient.objects.select_related("outbound").get(tenant_id=tid, pk=recipient_id)
+        message = recipient.outbound
+        if recipient.status != Recipient.Status.SENDING or message is None:
+            return recipient.status
+        if message.twilio_sid or message.status in _ACCEPTED:
+            recipient.status, recipient.sent_at = (
+                Recipient.Status.SENT,
+                message.sent_at or timezone.now(),
+            )
+        elif message.status == OutStatus.NOT_SENT:
+            recipient.status = Recipient.Status.SKIPPED
+            recipient.reason = f"{message.error_code or ''} {message.error_message}".strip()[:300]
+        elif message.status in (OutStatus.FAILED, OutStatus.UNDELIVERED):
+            recipient.status = Recipient.Status.FAILED
+            recipient.reason = f"{message.error_code or ''} {message.error_message}".strip()[:300]
+        else:
+            return Recipient.Status.SENDING  # pending or sending: still in flight
+        recipient.save(update_fields=["status", "sent_at", "reason"])
+        return recipient.status
+
+
+def _send_one(
+    tenant_id: UUID, campaign: Campaign, recipient_id: int, backend: WhatsAppBackend | None
+) -> str:
+    claimed, conversation_id = _claim(tenant_id, campaign, recipient_id)
+    if conversation_id is None:
+        return claimed
+    try:
+        delivery.deliver_conversation(tenant_id, conversation_id, backend)
+    except (delivery.DeliveryBusy, delivery.DeliveryDeferred):
+        # Another deliverer has the conversation, or Twilio asked us to retry: the row
+        # is pending, the delivery task (with its back-off) takes it from here.
+        dispatch.enqueue_delivery(tenant_id, conversation_id)
+        return Recipient.Status.SENDING
+    return _settle_one(tenant_id, recipient_id)
+
+
+# --- recipients left in doubt -------------------------------------------------------
+def settle_in_doubt(
+    tenant_id: UUID, campaign_id: int, report: RunReport, backend: WhatsAppBackend | None = None
+) -> None:
+    """Settle every recipient still `sending` (an earlier run died, or delivery was
+    handed to the task): from its outbound row, or from Twilio's list when the row
+    itself is still `sending` with nobody delivering it."""
+    with tenant_context(tenant_id) as tid:
+        stuck = list(
+            Recipient.objects.filter(
+                tenant_id=tid, campaign_id=campaign_id, status=Recipient.Status.SENDING
+            ).values_list(
+                "pk", "outbound_id", "outbound__status", "outbound__conversation_id", "claimed_at"
+            )
+        )
+    for pk, message_id, message_status, conversation_id, claimed_at in stuck:
+        if message_status == OutStatus.SENDING:
+            outcome = reconcile.reconcile(tenant_id, message_id, backend)
+            if outcome == "found":
+                _mark_doubt(tenant_id, pk, Recipient.Doubt.FOUND)
+                report.found += 1
+            elif outcome == "absent":
+                _mark_doubt(tenant_id, pk, Recipient.Doubt.RESENT)
+                report.resent += 1
+                try:
+                    delivery.deliver_conversation(tenant_id, conversation_id, backend)
+                except (delivery.DeliveryBusy, delivery.DeliveryDeferred):
+                    dispatch.enqueue_delivery(tenant_id, conversation_id)
+            elif outcome == "unknown" and claimed_at and timezone.now() - claimed_at > LOST_AFTER:
+                _write_off(tenant_id, pk, message_id)
+                report.lost += 1
+                continue
+        elif message_status == OutStatus.PENDING and conversation_id is not None:
+            # Never reached Twilio (the run died between claim and call): deliver it.
+            try:
+                delivery.deliver_conversation(tenant_id, conversation_id, backend)
+            except (delivery.DeliveryBusy, delivery.DeliveryDeferred):
+                dispatch.enqueue_delivery(tenant_id, conversation_id)
+        _settle_one(tenant_id, pk)
+
+
+def _mark_doubt(tenant_id: UUID, recipient_id: int, doubt: str) -> None:
+    with tenant_context(tenant_id) as tid:
+        Recipient.objects.filter(tenant_id=tid, pk=recipient_id).update(doubt=doubt)
+
+
+def _write_off(tenant_id: UUID, recipient_id: int, message_id: int) -> None:
+    reason = "lost: the worker died mid-send and Twilio could not confirm it; not sent again"
+    with tenant_context(tenant_id) as tid:
+        OutboundMessage.objects.filter(
+            tenant_id=tid, pk=message_id, status=OutStatus.SENDING
+        ).update(status=OutStatus.FAILED, error_message=reason)
+        Recipient.objects.filter(tenant_id=tid, pk=recipient_id).update(
+            status=Recipient.Status.FAILED, doubt=Recipient.Doubt.LOST, reason=reason
+        )
+
+
+# --- pausing on WhatsApp's signals --------------------------------------------------
+def _stop_signal(tenant_id: UUID, campaign_id: int, recipient_id: int) -> str:
+    """Why the campaign must pause after this recipient's outcome ("" when it need not)."""
+    with tenant_context(tenant_id) as tid:
+        code = (
+            Recipient.objects.filter(tenant_id=tid, pk=recipient_id)
+            .values_list("outbound__error_code", flat=True)
+            .first()
+        )
+        if code in STOP_CODES:
+            return f"Twilio error {code}: {STOP_CODES[code]}"
+        if code != PER_USER_LIMIT:
+            return ""
+        counts = dict(
+            Recipient.objects.filter(tenant_id=tid, campaign_id=campaign_id)
+            .exclude(status=Recipient.Status.QUEUED)
+            .values_list("outbound__error_code")
+            .annotate(n=Count("id"))
+            .values_list("outbound__error_code", "n")
+        )
+    refused, tried = counts.get(PER_USER_LIMIT, 0), sum(counts.values())
+    if refused >= PER_USER_PAUSE_MIN and refused >= tried * PER_USER_PAUSE_SHARE:
+        return (
+            f"WhatsApp refused {refused} of {tried} messages for its per-customer marketing "
+            "limit (Twilio 63049): these customers get too much marketing; try fewer, "
+            "more engaged customers or later"
+        )
+    return ""
+
+
+# --- a run --------------------------------------------------------------------------
+def _next_ids(tenant_id: UUID, campaign_id: int, count: int) -> list[int]:
+    with tenant_context(tenant_id) as tid:
+        return list(
+            Recipient.objects.filter(
+                tenant_id=tid, campaign_id=campaign_id, status=Recipient.Status.QUEUED
+            )
+            .order_by("id")
+            .values_list("pk", flat=True)[:count]
+        )
+
+
+def _finish_if_done(tenant_id: UUID, campaign_id: int) -> bool:
+    with tenant_context(tenant_id) as tid:
+        open_rows = Recipient.objects.filter(
+            tenant_id=tid,
+            campaign_id=campaign_id,
+            status__in=(Recipient.Status.QUEUED, Recipient.Status.SENDING),
+        ).exists()
+        if open_rows:
+            return False
+        done = Campaign.objects.filter(
+            tenant_id=tid, pk=campaign_id, status=Campaign.Status.RUNNING
+        ).update(status=Campaign.Status.DONE, finished_at=timezone.now(), next_run_at=None)
+    if done:
+        tell(tenant_id, campaign_id, "done", "Finished: every recipient has been handled.")
+    return True
+
+
+def _still_running(tenant_id: UUID, campaign_id: int) -> bool:
+    with tenant_context(tenant_id) as tid:
+        return Campaign.objects.filter(
+            tenant_id=tid, pk=campaign_id, status=Campaign.Status.RUNNING
+        ).exists()
+
+
+def run(
+    tenant_id: UUID | str,
+    campaign_id: int,
+    *,
+    seconds: float = SLICE_SECONDS,
+    backend: WhatsAppBackend | None = None,
+) -> RunReport:
+    """One slice of the campaign (see the module doc); `next_at` says when to go on."""
+    tid = UUID(str(tenant_id))
+    report = RunReport()
+    with locks.hold(tid, "campaign", campaign_id) as held:
+        if not held.acquired:
+            report.notes.append("another runner has this campaign")
+            return report
+        campaign = _load(tid, campaign_id)
+        if campaign.status != Campaign.Status.RUNNING:
+            return report
+        settle_in_doubt(tid, campaign_id, report, backend)
+        if not campaign.audience_built:
+            build_audience(tid, campaign)
+            _tell_spread(tid, campaign)
+        quiet = schedule.quiet_ends(tid)
+        if quiet is not None:
+            report.next_at = quiet
+        else:
+            _send_slice(tid, campaign, seconds, backend, report)
+        if report.next_at is None and not _finish_if_done(tid, campaign_id):
+            report.next_at = timezone.now()
+        _set(tid, campaign_id, next_run_at=report.next_at)
+    return report
+
+
+def _send_slice(
+    tenant_id: UUID,
+    campaign: Campaign,
+    seconds: float,
+    backend: WhatsAppBackend | None,
+    report: RunReport,
+) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and _still_running(tenant_id, campaign.pk):
+        allowance = marketing_allowance(tenant_id, campaign.sender_id)
+        if allowance == 0:
+            _wait_for_tier(tenant_id, campaign, report)
+            return
+        batch = (
+            campaign.rate_per_second
+            if allowance is None
+            else min(allowance, campaign.rate_per_second)
+        )
+        ids = _next_ids(tenant_id, campaign.pk, batch)
+        if not ids:
+            return
+        for recipient_id in ids:
+            _take_rate_slot(tenant_id, campaign.sender_id, campaign.rate_per_second)
+            try:
+                outcome = _send_one(tenant_id, campaign, recipient_id, backend)
+            except TierFull:
+                _wait_for_tier(tenant_id, campaign, report)
+                return
+            _count(report, outcome)
+            if outcome in (Recipient.Status.SKIPPED, Recipient.Status.FAILED):
+                reason = _stop_signal(tenant_id, campaign.pk, recipient_id)
+                if reason:
+                    pause(tenant_id, campaign.pk, reason)
+                    return
+
+
+def _count(report: RunReport, outcome: str) -> None:
+    if outcome == Recipient.Status.SENT:
+        report.sent += 1
+    elif outcome == Recipient.Status.SKIPPED:
+        report.skipped += 1
+    elif outcome == Recipient.Status.FAILED:
+        report.failed += 1
+
+
+def _wait_for_tier(tenant_id: UUID, campaign: Campaign, report: RunReport) -> None:
+    report.next_at = slot_frees_at(tenant_id, campaign.sender_id)
+    with tenant_context(tenant_id) as tid:
+        recently = CampaignEvent.objects.filter(
+            tenant_id=tid, campaign_id=campaign.pk, kind="tier_wait",
+            created_at__gte=timezone.now() - timedelta(hours=12),
+        ).exists()  # fmt: skip
+    if not recently:
+        local = report.next_at.astimezone(schedule.shop_zone(tenant_id))
+        tell(
+            tenant_id, campaign.pk, "tier_wait",
+            "Today's marketing allowance for this number is used up; sending resumes "
+            f"from {local:%a %d %b %H:%M} shop time as the 24-hour window rolls on.",
+        )  # fmt: skip
