@@ -127,7 +127,7 @@ def test_a_paid_order_is_not_taken_from_stock_twice_when_the_platform_owns_it(
     )
     post_signed(shopify_shop, "products/create", body, "c-1")
     with tenant_context(tenant.id):
-        variant = Variant.objects.get(sku="SHOP-V44001")
+        variant = Variant.objects.select_related("item").get(sku="SHOP-V44001")
     order = make_customer_order(variant.item, variant=variant)
     mark_order_paid(tenant.id, order.pk, payment_reference="QK12ABC345")
     with tenant_context(tenant.id):
