@@ -163,6 +163,7 @@ def test_a_delivery_stored_while_the_broker_was_down_is_swept_up(tenant, shopify
     }
     envelope = Envelope("shopify", str(tenant.id), shopify_shop.webhook_token, body, headers)
     delivery_id = accept(envelope)  # stored; its task never ran (no commit in this test)
+    assert delivery_id is not None
     with tenant_context(tenant.id):
         WebhookDelivery.objects.filter(pk=delivery_id).update(
             received_at=timezone.now() - timedelta(minutes=5)
