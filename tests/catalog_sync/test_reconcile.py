@@ -127,7 +127,7 @@ def test_a_paid_order_is_not_taken_from_stock_twice_when_the_platform_owns_it(
     )
     post_signed(shopify_shop, "products/create", body, "c-1")
     with tenant_context(tenant.id):
-        variant = Variant.objects.get(sku="SHOP-V44001")
+        variant = Variant.objects.select_related("item").get(sku="SHOP-V44001")
     order = make_customer_order(variant.item, variant=variant)
     mark_order_paid(tenant.id, order.pk, payment_reference="QK12ABC345")
     with tenant_context(tenant.id):
@@ -163,6 +163,7 @@ def test_a_delivery_stored_while_the_broker_was_down_is_swept_up(tenant, shopify
     }
     envelope = Envelope("shopify", str(tenant.id), shopify_shop.webhook_token, body, headers)
     delivery_id = accept(envelope)  # stored; its task never ran (no commit in this test)
+    assert delivery_id is not None
     with tenant_context(tenant.id):
         WebhookDelivery.objects.filter(pk=delivery_id).update(
             received_at=timezone.now() - timedelta(minutes=5)
