@@ -5,6 +5,7 @@ owner, and the same pages at 390 px with no sideways scroll."""
 from __future__ import annotations
 
 import os
+import threading
 from datetime import time
 from pathlib import Path
 from typing import Any
@@ -156,10 +157,16 @@ def test_the_screenshot_command_writes_each_page(
     from django.core.management import call_command
 
     out = Path(os.environ.get("TULIA_CONSOLE_SCREENSHOTS") or tmp_path)
-    call_command(
-        "console_screenshots", base_url=live_server.url, username="wanjiru",
-        password=PASSWORD, out=str(out), label="console",
+    # Its own thread: the session's browser fixture already runs Playwright's sync
+    # loop on this one, and a second may not start beside it.
+    run = threading.Thread(
+        target=call_command,
+        args=("console_screenshots",),
+        kwargs={"base_url": live_server.url, "username": "wanjiru", "password": PASSWORD,
+                "out": str(out), "label": "console"},
     )  # fmt: skip
+    run.start()
+    run.join(timeout=300)
     for page in ("home-1366", "order-390", "settings-1366", "home-sw-390", "product-1366"):
         shot = out / f"console-{page}.png"
         assert shot.stat().st_size > 5_000, shot
