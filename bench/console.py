@@ -23,6 +23,7 @@ import sys
 import time
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -129,7 +130,7 @@ def build_orders(tenant: Tenant, count: int, rng: random.Random) -> None:
         _unmatched_money(tid, 200, now)
 
 
-def _order(tid: object, n: int, customer: Customer, rng: random.Random, now: object) -> Order:
+def _order(tid: Any, n: int, customer: Customer, rng: random.Random, now: Any) -> Order:
     total = Decimal(rng.randrange(500, 20000))
     status = rng.choice(STATUSES)
     paid = status not in ("draft", "pending_payment", "cancelled")
@@ -139,7 +140,7 @@ def _order(tid: object, n: int, customer: Customer, rng: random.Random, now: obj
     )  # fmt: skip
 
 
-def _unmatched_money(tid: object, count: int, now: object) -> None:
+def _unmatched_money(tid: Any, count: int, now: Any) -> None:
     if PaymentRequest.objects.filter(tenant_id=tid, idempotency_key__startswith="c2b:BENCH"):
         return  # made by an earlier (smaller) build
     for n in range(count):
