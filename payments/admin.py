@@ -211,6 +211,7 @@ class ReconciliationQueueAdmin(_ReviewAdmin):
     ordering = ("received_at",)
     readonly_fields = [f.name for f in PaymentEvent._meta.fields]
     change_list_template = "admin/payments/paymenttoreconcile/change_list.html"
+    list_per_page = 50
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         queryset = super().get_queryset(request)

@@ -192,7 +192,7 @@ class TenantMembershipAdmin(TenantScopedAdmin):
 class CustomerAdmin(TenantScopedAdmin):
     agent_can_change = True
     list_display = (
-        "phone_e164",
+        "phone",
         "display_name",
         "language_preference",
         "marketing_opt_in",
@@ -208,6 +208,22 @@ class CustomerAdmin(TenantScopedAdmin):
         "first_seen",
         "last_seen",
     )
+
+    def get_list_display(self, request: HttpRequest) -> Any:
+        shown = super().get_list_display(request)
+        return shown if request.user.is_superuser else tuple(f for f in shown if f != "tenant")
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        form = super().get_form(request, obj, change, **kwargs)
+        if "phone_e164" in form.base_fields:
+            form.base_fields["phone_e164"].label = _("Phone")
+        return form
+
+    @admin.display(description=_("phone"), ordering="phone_e164")
+    def phone(self, obj: Customer) -> str:
+        return obj.phone_e164
 
 
 @admin.register(ConsentEvent)

@@ -4,7 +4,10 @@ owner, and the same pages at 390 px with no sideways scroll."""
 
 from __future__ import annotations
 
+import os
+import threading
 from datetime import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -149,13 +152,21 @@ def test_order_and_settings_pages_fit_390_px(
 def test_the_screenshot_command_writes_each_page(
     live_server: Any, tenant: Any, morning: Any, tmp_path: Any
 ) -> None:
+    """Also how the README's console screenshots are made: run this test with
+    TULIA_CONSOLE_SCREENSHOTS=docs/screenshots (the morning's shop is the subject)."""
     from django.core.management import call_command
 
-    call_command(
-        "console_screenshots", base_url=live_server.url, username="wanjiru",
-        password=PASSWORD, out=str(tmp_path), label="t",
+    out = Path(os.environ.get("TULIA_CONSOLE_SCREENSHOTS") or tmp_path)
+    # Its own thread: the session's browser fixture already runs Playwright's sync
+    # loop on this one, and a second may not start beside it.
+    run = threading.Thread(
+        target=call_command,
+        args=("console_screenshots",),
+        kwargs={"base_url": live_server.url, "username": "wanjiru", "password": PASSWORD,
+                "out": str(out), "label": "console"},
     )  # fmt: skip
-    names = {p.name for p in tmp_path.iterdir()}
-    for name in ("t-home-1366.png", "t-order-390.png", "t-settings-1366.png", "t-home-sw-390.png"):
-        assert name in names
-        assert (tmp_path / name).stat().st_size > 5_000
+    run.start()
+    run.join(timeout=300)
+    for page in ("home-1366", "order-390", "settings-1366", "home-sw-390", "product-1366"):
+        shot = out / f"console-{page}.png"
+        assert shot.stat().st_size > 5_000, shot

@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from tenants.context import tenant_context
 from tests.console.conftest import login, sized_shoe
+from tulia.commerce.indexing import refresh_search_text
 from tulia.commerce.models import CatalogItem, Variant
 
 pytestmark = pytest.mark.django_db
@@ -83,3 +84,13 @@ def test_the_sample_csv_imports_as_it_is(tenant, stranger) -> None:
         shoe = CatalogItem.objects.get(sku="AM90")
         assert sorted(v.attributes["size"] for v in shoe.variants.all()) == ["41", "42"]
         assert CatalogItem.objects.count() == 2
+
+
+def test_admin_search_finds_by_word_prefix_and_exact_code(tenant, stranger) -> None:
+    shoe = sized_shoe(tenant)
+    refresh_search_text(tenant.id, [shoe.pk])
+    client = login(tenant, "owner_q")
+    url = reverse("admin:commerce_catalogitem_changelist")
+    assert "Air Max 90" in client.get(url, {"q": "air ma"}).content.decode()
+    assert "Air Max 90" in client.get(url, {"q": shoe.sku}).content.decode()
+    assert "Air Max 90" not in client.get(url, {"q": "sukuma"}).content.decode()

@@ -6,10 +6,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from django import forms
+from django.contrib.postgres.search import SearchQuery
+from django.core.paginator import Paginator
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest, HttpResponse
+from django.utils.functional import cached_property
 from django.utils.translation import gettext_lazy as _
 
-from tulia.commerce.models import Variant
+from tulia.commerce.models import CatalogItem, Variant
+from tulia.normalise import fold
 
 # The attributes a shop fills per variant; any other keys (from an import) are kept.
 VARIANT_WORDS = ("size", "colour")
@@ -79,3 +84,35 @@ def sample_csv(request: HttpRequest) -> HttpResponse:
     response = HttpResponse(SAMPLE_CSV, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="catalog-sample.csv"'
     return response
+
+
+# Admin lists count their rows for the page links; past this many, the count stops
+# (a shop with 100,000 products searches rather than pages to page 2,000).
+COUNT_CAP = 5000
+
+
+class CappedCountPaginator(Paginator):
+    """Counts at most COUNT_CAP + 1 rows: an exact count of 100,000 rows under RLS costs
+    more than the rest of the page; beyond the cap the list says so and pages stop."""
+
+    @cached_property
+    def count(self) -> int:
+        object_list: Any = self.object_list
+        if hasattr(object_list, "values"):
+            return len(object_list.values("pk")[: COUNT_CAP + 1])
+        return len(object_list)
+
+
+def catalog_search(queryset: QuerySet[CatalogItem], term: str) -> QuerySet[CatalogItem]:
+    """Words (as prefixes) through the catalog's full-text index, or an exact code.
+
+    The search text is what the indexer keeps for customers' search (name, brand,
+    category, aliases, sizes), so the owner finds what customers find."""
+    words = fold(term).split()
+    matches = Q(sku__in={term.strip(), term.strip().upper()})
+    if words:
+        query = SearchQuery(
+            " & ".join(f"{word}:*" for word in words), search_type="raw", config="simple"
+        )
+        matches |= Q(search_vector=query)
+    return queryset.filter(matches)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage"]
@@ -34,7 +35,7 @@ def shoot(base_url: str, username: str, password: str, out: Path, label: str) ->
             _sign_in(page, base_url, username, password)
             pages = {**PAGES, **_first_of_each(page, base_url)}
             for name, path in pages.items():
-                page.goto(base_url + path)
+                page.goto(urljoin(base_url + "/", path))
                 written.append(_save(page, out / f"{label}-{name}-{width}.png"))
             page.click(".console-language button")  # the same owner, in Kiswahili
             page.goto(base_url + PAGES["home"])
@@ -57,17 +58,17 @@ def _first_of_each(page: Any, base_url: str) -> dict[str, str]:
     """The first order's and product's pages, and the shop's settings, by their links."""
     found: dict[str, str] = {}
     for name, listing, link in (
-        ("order", "/admin/commerce/order/", "#result_list th a"),
-        ("product", "/admin/commerce/catalogitem/", "#result_list td.field-name a"),
+        ("order", "/admin/commerce/order/", "#result_list tbody th a"),
+        ("product", "/admin/commerce/catalogitem/", "#result_list tbody td.field-name a"),
     ):
         page.goto(base_url + listing)
         first = page.locator(link).first
         if first.count():
-            found[name] = str(first.get_attribute("href"))
+            found[name] = urljoin(base_url + listing, str(first.get_attribute("href")))
     page.goto(base_url + PAGES["home"])
     settings = page.locator("a:has-text('Shop settings')").first
     if settings.count():
-        found["settings"] = str(settings.get_attribute("href"))
+        found["settings"] = urljoin(base_url + "/", str(settings.get_attribute("href")))
     return found
 
 
