@@ -244,3 +244,23 @@ _seq = iter(range(1, 1_000_000))
 
 def make_order_seq() -> int:
     return next(_seq)
+
+
+def test_mpesa_b2c_pays_the_phone_that_paid(
+    shop, daraja, make_order, client, django_capture_on_commit_callbacks
+) -> None:
+    capture = django_capture_on_commit_callbacks
+    configure_mpesa(shop.id, base_url=daraja.base_url, refund_method="b2c", b2c_shortcode="600990")
+    daraja.refund_scripts.append(RefundScript(deliver=False))
+    order = _paid(shop, make_order, PaymentMethod.MPESA_STK)
+    refund = _refund(shop, order, capture, 1500)
+    [call] = daraja.refund_calls
+    assert (call["CommandID"], call["PartyA"], call["PartyB"]) == (
+        "BusinessPayment",
+        "600990",
+        "254712345678",
+    )
+    assert _deliver(client, daraja, capture) == [200]
+    with tenant_context(shop.id):
+        refund.refresh_from_db()
+    assert (refund.method, refund.status) == (RefundMethod.MPESA_B2C, RefundStatus.SUCCEEDED)
