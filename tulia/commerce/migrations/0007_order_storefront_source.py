@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("commerce", "0005_order_lifecycle"),
+        ("commerce", "0006_order_delivery_details"),
     ]
 
     operations = [
