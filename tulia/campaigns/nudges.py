@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from tenants.accessors import get_customer, get_tenant
 from tenants.context import operator_context, tenant_context
+from tenants.models import Customer
 from tulia.campaigns import schedule
 from tulia.campaigns.models import MessagingSettings, Nudge, StockRequest
 from tulia.commerce.models import CatalogItem, Order
@@ -205,7 +206,8 @@ def run_nudges(tenant_id: UUID | str) -> int:
 def record_stock_request(tenant_id: UUID | str, customer_id: int, item_id: int) -> bool:
     """Remember that the customer asked for an out-of-stock item (once while open)."""
     with tenant_context(tenant_id) as tid:
-        if not CatalogItem.objects.filter(tenant_id=tid, pk=item_id).exists():
+        known = CatalogItem.objects.filter(tenant_id=tid, pk=item_id).exists()
+        if not known or not Customer.objects.filter(tenant_id=tid, pk=customer_id).exists():
             return False
         try:
             with transaction.atomic():

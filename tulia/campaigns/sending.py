@@ -416,6 +416,13 @@ def run(
             report.next_at = quiet
         else:
             _send_slice(tid, campaign, seconds, backend, report)
+        if report.found or report.resent or report.lost:
+            tell(
+                tid, campaign_id, "recovered",
+                f"Recovered after a worker stopped mid-send: {report.found} found at Twilio "
+                f"(not sent again), {report.resent} sent again (Twilio had none), "
+                f"{report.lost} lost (Twilio could not confirm; not sent again).",
+            )  # fmt: skip
         if report.next_at is None and not _finish_if_done(tid, campaign_id):
             report.next_at = timezone.now()
         _set(tid, campaign_id, next_run_at=report.next_at)
