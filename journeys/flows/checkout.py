@@ -13,9 +13,11 @@ from typing import Any
 
 from journeys.flows import lexicon, outcome, parse
 from journeys.flows.common import ORDER_STATUS_WORDS, FlowTurn, local_phone
+from journeys.flows.stale import QUOTE_STEPS, quote_is_stale
 from journeys.flows.state import FlowState
 from journeys.templates.text_nodes import order_status_response, product_disambiguate
 from journeys.tooling import Called
+from tulia import clock
 from tulia.text import format_money
 
 MAX_VARIANT_CHOICES = 12
@@ -39,6 +41,9 @@ def answers_step(state: FlowState, step: str, text: str) -> bool:
 
 
 def advance(turn: FlowTurn, step: str) -> FlowState:
+    declined = step == "confirm" and parse.is_no(turn.text)
+    if step in QUOTE_STEPS and quote_is_stale(turn.state) and not declined:
+        return requote(turn)
     if step == "variant":
         return _variant_chosen(turn)
     if step == "quantity":
@@ -62,6 +67,18 @@ def reprompt(turn: FlowTurn, step: str) -> FlowState:
     if step == "paying":
         return status(turn)
     return confirm(turn)
+
+
+def requote(turn: FlowTurn) -> FlowState:
+    """A late answer to a money question: the order read again, the question asked again
+    with today's total, and nothing paid on the strength of the old one."""
+    picked = parse.method_choice(turn.text, turn.get("payment_methods", []))
+    if picked:  # naming a method spends nothing; the total is what gets asked again
+        turn.set(payment_method=picked)
+    asked = confirm(turn)
+    if not asked.get("response_text") or turn.get("sales_step") not in QUOTE_STEPS:
+        return asked  # paid meanwhile, or the order could not be read: that answer stands
+    return turn.reply(f"{turn.say('quote_expired')}\n\n{asked['response_text']}")
 
 
 def payment_help(turn: FlowTurn) -> FlowState:
@@ -228,7 +245,7 @@ def _ask_payment(turn: FlowTurn, order: dict[str, Any], prefix: str | None = Non
         turn.set(sales_step="paused", journey_step="sales.no_methods")
         text = turn.say("no_methods", reference=order["reference"])
     elif chosen is None:
-        turn.set(sales_step="method", journey_step="sales.method")
+        turn.set(sales_step="method", journey_step="sales.method", quoted_at=clock.now())
         text = turn.say("ask_method", reference=order["reference"], choices=turn.methods(methods))
     else:
         text = _confirm_question(turn, order, chosen)
@@ -238,6 +255,7 @@ def _ask_payment(turn: FlowTurn, order: dict[str, Any], prefix: str | None = Non
 def _confirm_question(turn: FlowTurn, order: dict[str, Any], method: str) -> str:
     turn.set(sales_step="confirm", journey_step="sales.confirm", payment_method=method)
     turn.set(quoted_amount_kes=order["amount_whole_kes"], awaiting_answer=True)
+    turn.set(quoted_at=clock.now())
     how = turn.say(f"method_{method}", phone=local_phone(turn.get("phone_e164")))
     total = format_money(Decimal(order["total"]), order["currency"])
     return turn.say("confirm_payment", reference=order["reference"], total=total, method=how)

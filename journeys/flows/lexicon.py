@@ -61,7 +61,12 @@ SENSITIVE = {
 FRUSTRATION = ("useless", "terrible", "ridiculous", "frustrated", "frustrating", "angry",
                "not helpful", "you are not helping", "waste of time", "mbaya sana",
                "umenichosha", "nimechoka", "hauna msaada", "hii ni upuuzi", "sina time",
-               "umeniboo", "unaniboo", "hii ni noma", "annoying", "worst")  # fmt: skip
+               "umeniboo", "unaniboo", "hii ni noma", "annoying", "worst",
+               "never help", "not helping", "no help", "hopeless", "fed up", "pointless",
+               "haisaidii", "hunisaidii", "hamnisaidii", "hamsaidii", "husaidii",
+               "hakuna msaada", "haina msaada", "hamna msaada", "haifai", "bure kabisa",
+               "mmeniangusha", "umeniangusha", "nimechoshwa", "nimekasirika", "inaniboo",
+               "mnaniboo", "inaboo", "haina maana")  # fmt: skip
 # A reply that only acknowledges the last answer ("ok", "sawa sawa", "poa msee", "noted,
 # asante sana"). Single words, matched as a set: any mix of them is still a nod.
 _ACKNOWLEDGE_WORDS = (

@@ -46,6 +46,17 @@ class FlowState(ConversationState, total=False):
     """"text" or what else arrived (photo, voice note...): non-text gets a polite note."""
     last_language: str | None
     """The reply language of the previous turn, kept when detection is unsure."""
+    last_seen_at: float | None
+    """When the previous message arrived (tulia.clock seconds): a long silence drops
+    the pending question (journeys.flows.stale)."""
+    conversation_status: str
+    """The conversation's status as the turn found it (ai_active, waiting,
+    agent_active): with a person, the journeys are skipped (never stored)."""
+    waiting_notice_at: float | None
+    """When the waiting customer was last told the queue or the opening hours."""
+    quoted_at: float | None
+    """When the pending payment-method or amount question was asked: a late answer to
+    it is re-quoted, never executed."""
 
 
 FLOW_DEFAULTS: dict[str, Any] = {
@@ -69,4 +80,8 @@ FLOW_DEFAULTS: dict[str, Any] = {
     "clarify_intent": None,
     "inbound_kind": "text",
     "last_language": None,
+    "last_seen_at": None,
+    "quoted_at": None,
+    "conversation_status": "ai_active",
+    "waiting_notice_at": None,
 }
