@@ -23,6 +23,10 @@ CONTINUE = ("continue", "endelea", "tuendelee", "carry on", "resume", "back to m
             "rudi kwa oda", "let s continue")  # fmt: skip
 PAY = ("pay", "lipa", "nilipe", "i want to pay", "nataka kulipa", "kulipa",
        "how do i pay", "ready to pay", "pay now")  # fmt: skip
+# A question about the money rather than the parcel ("did my payment go through?",
+# "malipo yangu yamefika?", "doh imeingia?"): answered with the receipt.
+PAYMENT_WORDS = ("payment", "paid", "pay", "money", "mpesa", "m-pesa", "malipo", "pesa",
+                 "doh", "nimelipa", "nimetuma", "imelipwa", "receipt", "risiti")  # fmt: skip
 METHOD_WORDS: dict[str, tuple[str, ...]] = {
     "pesapal_card": ("card", "kadi", "visa", "mastercard", "pesapal", "credit card"),
     "mpesa_c2b": ("paybill", "pay bill", "till", "buy goods", "lipa na mpesa till"),

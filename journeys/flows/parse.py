@@ -30,6 +30,8 @@ _MIN_PRICE = re.compile(
 )
 _SIZE = re.compile(r"\b(?:size|saizi|number|namba)\s*(\d{1,2})\b", re.I)
 _CODE = re.compile(r"\b([A-Z][A-Z0-9]{3,19})\b")
+# A Kenyan mobile number as people type it: 0712 345 678, 0112345678, +254 712 345678.
+_KENYAN_MOBILE = re.compile(r"(?<![\d+])(?:\+?254[\s-]?|0)([17](?:[\s-]?\d){8})(?!\d)")
 _COMMON_CAPS = "YES NDIO STOP PAY LIPA CONTINUE ENDELEA SAWA START NONE MPESA PESAPAL HAPANA OKAY"
 _NOT_CODES = frozenset(_COMMON_CAPS.split())
 
@@ -184,3 +186,11 @@ def switch_wanted(text: str) -> bool | None:
     if has(text, lexicon.TURN_ON):
         return True
     return None
+
+
+def mobile_number(text: str) -> str | None:
+    """The Kenyan mobile number in the message, as +2547XXXXXXXX, or None."""
+    found = _KENYAN_MOBILE.search(text)
+    if found is None:
+        return None
+    return "+254" + re.sub(r"\D", "", found.group(1))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from journeys.flows import lexicon, parse
 from journeys.flows.clarify import confirms_clarification
 from journeys.flows.escalation import frustrated_now, needs_handoff_after, rules, with_a_person
+from journeys.flows.offers import code_alone
 from journeys.flows.sales import answers_step, picks_by_code
 from journeys.flows.state import FlowState
 from journeys.nodes.routing import route
@@ -41,6 +42,8 @@ def after_governance(state: FlowState) -> str:
         return "recall"
     if answers_step(state) or wants_catalog(state) or picks_by_code(state):
         return "sales"
+    if code_alone(state):
+        return "offers"
     base = route(state)
     if base == "handoff":
         return "escalate" if rules(state).on_human_request else "unknown"

@@ -54,6 +54,10 @@ class FlowState(ConversationState, total=False):
     agent_active): with a person, the journeys are skipped (never stored)."""
     waiting_notice_at: float | None
     """When the waiting customer was last told the queue or the opening hours."""
+    pay_phone: str | None
+    """The phone the M-Pesa prompt goes to when the customer named another one."""
+    hinted_codes: list[str]
+    """Coupon codes the bot suggested for the open order: sent back alone, applied."""
     quoted_at: float | None
     """When the pending payment-method or amount question was asked: a late answer to
     it is re-quoted, never executed."""
@@ -82,6 +86,8 @@ FLOW_DEFAULTS: dict[str, Any] = {
     "last_language": None,
     "last_seen_at": None,
     "quoted_at": None,
+    "hinted_codes": [],
+    "pay_phone": None,
     "conversation_status": "ai_active",
     "waiting_notice_at": None,
 }
