@@ -14,6 +14,7 @@ from typing import Any
 from journeys.flows import lexicon
 from journeys.nlu.small_talk import is_small_talk
 from journeys.nlu.text import tokens as nlu_tokens
+from tulia.commerce.lexicon import STOP_WORDS, is_product_word
 from tulia.normalise import find_phrase, fold
 
 MAX_QUANTITY = 99
@@ -164,7 +165,28 @@ def wanted(text: str) -> Wanted:
     size = _SIZE.search(text)
     stripped = _SIZE.sub(" ", _MIN_PRICE.sub(" ", _MAX_PRICE.sub(" ", text)))
     content = [w for w in words(stripped) if w not in lexicon.FILLER and not w.isdigit()]
-    return Wanted(" ".join(content), filters, size.group(1) if size else None)
+    return Wanted(search_words(content), filters, size.group(1) if size else None)
+
+
+MAX_QUERY_CHARS = 120
+MIN_QUERY_WORD = 2
+
+
+def search_words(content: list[str]) -> str:
+    """A long message reduced to the words a search can use: each once, joining words
+    gone, within MAX_QUERY_CHARS. A 5,000-character story still searches (the catalog
+    tool refuses queries over 200 characters, and that refusal is no outage)."""
+    usable = [w for w in dict.fromkeys(content) if w not in STOP_WORDS and len(w) >= MIN_QUERY_WORD]
+    if len(" ".join(usable)) <= MAX_QUERY_CHARS:
+        return " ".join(usable)
+    # Too long: the words the shop lexicon knows as products first, then the rest.
+    ranked = sorted(usable, key=lambda word: not is_product_word(word))
+    kept: list[str] = []
+    for word in ranked:
+        if len(" ".join([*kept, word])) > MAX_QUERY_CHARS:
+            break
+        kept.append(word)
+    return " ".join(w for w in usable if w in kept)  # in the customer's order
 
 
 def is_vague(want: Wanted) -> bool:

@@ -131,6 +131,7 @@ def query_stk_payment(
         if payment is None:
             return None  # settled meanwhile, or another worker is on it
         account = mpesa_account(tid)
+        refused: ProviderError | None = None
         try:
             result = DarajaClient(account, http=http).stk_query(payment.provider_reference)
         except ProviderError as exc:
@@ -140,8 +141,6 @@ def query_stk_payment(
             # no answer will ever come, so the push is treated as unanswered and times
             # out on the tenant's clock instead of staying pending for ever.
             result, refused = None, exc
-        else:
-            refused = None
         event = _record_query(payment, result, refused)
         if result is None:
             limit = account.stk_give_up_after_seconds if give_up_after is None else give_up_after
