@@ -236,10 +236,9 @@ def while_with_a_person(state: FlowState, ctx: RunContext, deps: EngineDeps) -> 
     turn = FlowTurn(state, ctx)
     last = state.get("waiting_notice_at")
     due = last is None or clock.now() - float(last) >= WAITING_NOTICE_SECONDS
-    # Only the bot's own ticket is worded here: a conversation put in the queue some
-    # other way is the desk's to explain (and no ticket is opened behind its back).
-    ticket = state.get("handoff_ticket_id")
-    if state.get("conversation_status") != "waiting" or not due or not ticket:
+    # A retried turn whose first run opened the ticket lands here too: it finds that
+    # ticket and words it the same way, so the customer still hears about the handoff.
+    if state.get("conversation_status") != "waiting" or not due:
         return turn.reply(None)
     # Idempotent per open conversation: this finds the ticket and words where it stands.
     called = turn.tool(

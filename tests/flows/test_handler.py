@@ -24,7 +24,7 @@ def _set_status(chat: Chat, status: str) -> None:
         Conversation.objects.filter(tenant_id=tid, pk=chat.conversation_id).update(status=status)
 
 
-@pytest.mark.parametrize("status", ["waiting", "agent_active"])
+@pytest.mark.parametrize("status", ["agent_active"])
 def test_no_bot_reply_while_a_person_has_the_conversation(shop: Tenant, status: str) -> None:
     chat = start_chat(shop)
     chat.send("I want sneakers")
