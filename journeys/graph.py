@@ -1,11 +1,12 @@
 """The conversation graph: only wiring (SPEC §5.1, seed 002 flow diagram).
 
-begin → load_context → consent_check → intent → language → governor → escalation
-check → one journey (sales / support / orders / offers / prefs, each a compiled
-subgraph of its steps: journeys/subgraphs.py), a governance, clarify or unknown reply,
-or the handoff → finish. Nodes are the engine's and the journeys' `(state, ctx, deps)`
-functions; `subgraphs.node` adapts them to LangGraph's runtime context and records
-each step in `graph_path`. Compiled once per process.
+begin → load_context → consent_check → (with a person: only the waiting notice) →
+intent → language → governor → escalation check → one journey (sales / support /
+orders / offers / prefs, each a compiled subgraph of its steps: journeys/subgraphs.py),
+a governance, clarify or unknown reply, or the handoff → finish. Nodes are the
+engine's and the journeys' `(state, ctx, deps)` functions; `subgraphs.node` adapts
+them to LangGraph's runtime context and records each step in `graph_path`. Compiled
+once per process.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ NODES: dict[str, NodeFn] = {
     "recall": clarify.recall,
     "unknown": sales.unknown_or_catalog,
     "escalate": escalation.escalate,
+    "with_person": escalation.while_with_a_person,
+    "apologise": escalation.apologise,
     "finish": turn.finish,
 }
 JOURNEYS = ("sales", "support", "orders", "offers", "prefs")
@@ -57,19 +60,23 @@ def build() -> StateGraph[FlowState, GraphContext, FlowState, FlowState]:
     graph.add_edge(START, "begin")
     graph.add_edge("begin", "load_context")
     graph.add_conditional_edges(
-        "load_context", router.after_begin, {"non_text": "non_text", "text": "consent_check"}
+        "load_context",
+        router.after_begin,
+        {"non_text": "non_text", "text": "consent_check", "with_person": "with_person"},
     )
     graph.add_conditional_edges(
         "consent_check",
         router.after_consent,
-        {"consent": "record_consent", "classify": "intent_classify"},
+        {"consent": "record_consent", "classify": "intent_classify", "with_person": "with_person"},
     )
     for current, following in pairwise(CLASSIFIERS):
         graph.add_edge(current, following)
     graph.add_edge("governor_spam_casual", "detect_escalation")
     targets: dict[Hashable, str] = {
-        name: name for name in (*JOURNEYS, "governance", "clarify", "unknown", "escalate", "recall")
+        name: name
+        for name in (*JOURNEYS, *("governance", "clarify", "unknown", "escalate", "recall"))
     }
+    targets["apologise"] = "apologise"
     graph.add_conditional_edges("detect_escalation", router.after_governance, targets)
     # A "yes" to a clarifying question replays the clarified message through the router.
     graph.add_conditional_edges("recall", router.after_governance, targets)
@@ -77,7 +84,8 @@ def build() -> StateGraph[FlowState, GraphContext, FlowState, FlowState]:
         graph.add_conditional_edges(
             journey, router.after_journey, {"escalate": "escalate", "finish": "finish"}
         )
-    for reply in ("non_text", "record_consent", "governance", "clarify", "unknown", "escalate"):
+    replies = ("non_text", "record_consent", "governance", "clarify", "unknown", "escalate")
+    for reply in (*replies, "with_person", "apologise"):
         graph.add_edge(reply, "finish")
     graph.add_edge("finish", END)
     return graph

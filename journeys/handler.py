@@ -2,8 +2,10 @@
 
 Set `TULIA_TURN_HANDLER = "journeys.handler.handle_turn"`. The state comes in with the
 turn and goes back out to be stored by the gateway with the replies (never saved per
-node). A conversation a person has taken over (waiting / agent_active) gets no bot
-reply and its state is left alone.
+node). A conversation handed to a person (waiting / agent_active) still runs the
+graph, which takes it past every journey: a STOP is honoured, a waiting customer hears
+the queue or opening-hours notice at most once an interval, and nothing else is said.
+A resolved or closed conversation gets no bot reply and its state is left alone.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ logger = logging.getLogger("tulia.journeys")
 
 _TEXTUAL = {"text", "button", "list"}
 # Written fresh every turn, so there is no point storing them.
-_NOT_STORED = ("turn_facts", "inbound_kind")
+_NOT_STORED = ("turn_facts", "inbound_kind", "conversation_status")
 
 
 @cache
@@ -35,16 +37,15 @@ def _deps() -> EngineDeps:
     return EngineDeps.from_env()
 
 
-def _bot_answers(turn: TurnInput) -> bool:
+def _status(turn: TurnInput) -> str | None:
     if turn.conversation_status is not None:  # the pipeline read it with the turn's claim
-        return turn.conversation_status == Conversation.Status.AI_ACTIVE
+        return turn.conversation_status
     with tenant_context(turn.tenant_id) as tid:
-        status = (
+        return (
             Conversation.objects.filter(tenant_id=tid, pk=turn.conversation_id)
             .values_list("status", flat=True)
             .first()
         )
-    return status == Conversation.Status.AI_ACTIVE
 
 
 def _inbound(turn: TurnInput) -> tuple[str, str]:
@@ -59,8 +60,8 @@ def _phone(turn: TurnInput) -> str:
         return get_customer(turn.tenant_id, turn.customer_id).phone_e164
 
 
-def initial_state(turn: TurnInput) -> FlowState:
-    """Last turn's state (or a new one), with this turn's identity and message."""
+def initial_state(turn: TurnInput, status: str = Conversation.Status.AI_ACTIVE) -> FlowState:
+    """Last turn's state (or a new one), with this turn's identity, message and status."""
     identity = {
         "tenant_id": str(turn.tenant_id),
         "conversation_id": str(turn.conversation_id),
@@ -69,6 +70,7 @@ def initial_state(turn: TurnInput) -> FlowState:
     state: dict[str, Any] = {**new_state(**identity), **FLOW_DEFAULTS, **turn.state, **identity}
     text, kind = _inbound(turn)
     state.update(customer_id=str(turn.customer_id), inbound_text=text, inbound_kind=kind)
+    state["conversation_status"] = status
     state["turn_count"] = max(turn.turn_number - 1, 0)  # begin() counts this turn
     if not state.get("phone_e164"):
         state["phone_e164"] = _phone(turn)
@@ -89,9 +91,10 @@ def run_graph(turn: TurnInput, state: FlowState) -> dict[str, Any]:
 
 
 def handle_turn(turn: TurnInput) -> TurnOutput:
-    if not _bot_answers(turn):
+    status = _status(turn)
+    if status not in Conversation.OPEN_STATUSES:
         return TurnOutput(replies=[], state=None)
-    result = run_graph(turn, initial_state(turn))
+    result = run_graph(turn, initial_state(turn, str(status)))
     reply = result.get("response_text")
     stored = {k: v for k, v in result.items() if k not in _NOT_STORED}
     return TurnOutput(replies=[reply] if reply else [], state=stored)

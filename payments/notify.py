@@ -17,6 +17,7 @@ from payments.outcomes import stk_outcome
 from tenants.context import tenant_context
 from tenants.errors import NotFound
 from tenants.models import Tenant
+from tulia.conversations.models import Conversation
 
 logger = logging.getLogger("tulia.payments")
 
@@ -38,6 +39,21 @@ def reason_for(payment: PaymentRequest) -> str:
     if payment.method == PaymentMethod.PESAPAL_CARD:
         return "card_failed"
     return stk_outcome(payment.result_code).reason
+
+
+def _chat_language(payment: PaymentRequest) -> str | None:
+    """The language the order's conversation was last answered in (a Sheng chat hears
+    about its payment in Sheng); None when the order came from elsewhere."""
+    conversation_id = payment.order.conversation_id if payment.order is not None else None
+    if conversation_id is None:
+        return None
+    state = (
+        Conversation.objects.filter(tenant_id=payment.tenant_id, pk=conversation_id)
+        .values_list("state", flat=True)
+        .first()
+    ) or {}
+    language = state.get("last_language") or state.get("response_language")
+    return str(language) if language else None
 
 
 def _shillings(amount: Decimal) -> str:
@@ -78,7 +94,11 @@ def send_outcome_once(tenant_id: UUID | str, payment_id: int) -> bool:
         if payment.notified_status == payment.status or payment.customer is None:
             return False
         tenant = Tenant.objects.get(pk=tid)
-        lang = language_for(payment.customer.language_preference, tenant.default_language)
+        lang = language_for(
+            payment.customer.language_preference,
+            _chat_language(payment),
+            tenant.default_language,
+        )
         body = render(facts_for(payment, tenant), lang)
         try:
             notice = payment_notice(payment)

@@ -24,6 +24,9 @@ class CustomerUpdatePreferencesInput(CustomerToolInput):
 
 class CustomerUpdatePreferencesOutput(CustomerOut):
     consent_events_recorded: int
+    had_withdrawn: bool
+    """Whether the customer had withdrawn consent before this call: a first START is a
+    welcome, a later one a welcome back."""
 
 
 def _consent_changes(
@@ -33,7 +36,17 @@ def _consent_changes(
         (ConsentEvent.Kind.MARKETING, data.marketing_opt_in, customer.marketing_opt_in),
         (ConsentEvent.Kind.NOTIFICATIONS, data.notifications_opt_in, customer.notifications_opt_in),
     ]
-    return [(kind, new) for kind, new, old in wanted if new is not None and new != old]
+    # A withdrawal is audited even when the flag was already off: the customer's STOP is
+    # the record a shop must be able to show, whatever the default said before.
+    return [(kind, new) for kind, new, old in wanted if new is not None and (new != old or not new)]
+
+
+def _had_withdrawn(customer: Customer) -> bool:
+    return ConsentEvent.objects.filter(
+        tenant_id=customer.tenant_id,
+        customer_id=customer.pk,
+        action=ConsentEvent.Action.WITHDRAWN,
+    ).exists()
 
 
 def run(data: CustomerUpdatePreferencesInput) -> CustomerUpdatePreferencesOutput:
@@ -43,6 +56,7 @@ def run(data: CustomerUpdatePreferencesInput) -> CustomerUpdatePreferencesOutput
         raise ToolFailure("invalid_input", "nothing to update")
     customer = get_customer(data.tenant_id, data.customer_id)
     changes = _consent_changes(customer, data)
+    had_withdrawn = _had_withdrawn(customer)
     for kind, granted in changes:
         record_consent(
             data.tenant_id,
@@ -60,6 +74,7 @@ def run(data: CustomerUpdatePreferencesInput) -> CustomerUpdatePreferencesOutput
     customer = get_customer(data.tenant_id, data.customer_id)
     return CustomerUpdatePreferencesOutput(
         consent_events_recorded=len(changes),
+        had_withdrawn=had_withdrawn,
         **customer_fields(customer),
     )
 

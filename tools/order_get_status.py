@@ -33,6 +33,8 @@ class OrderGetStatusOutput(ToolOutput):
     order: OrderOut
     paid: bool
     paid_at: datetime | None
+    payment_receipt: str | None
+    """The provider's receipt for the payment (the M-Pesa code), once paid."""
     # The latest step and when it happened, and the rider/courier note once shipped
     # ("where is my order?" answers from these).
     status_at: datetime | None
@@ -57,6 +59,7 @@ def run(data: OrderGetStatusInput) -> OrderGetStatusOutput:
         order=order_out(order),
         paid=order.paid_at is not None,
         paid_at=order.paid_at,
+        payment_receipt=(order.payment_reference or None) if order.paid_at else None,
         status_at=history[-1].at if history else None,
         tracking_note=order.tracking_note or None,
         history=history,

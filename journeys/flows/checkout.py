@@ -14,16 +14,33 @@ from typing import Any
 
 from journeys.flows import delivery, lexicon, outcome, parse
 from journeys.flows.common import ORDER_STATUS_WORDS, FlowTurn, local_phone
+from journeys.flows.stale import QUOTE_STEPS, quote_is_stale
 from journeys.flows.state import FlowState
 from journeys.templates.text_nodes import order_status_response, product_disambiguate
 from journeys.tooling import Called
 from tulia.campaigns.nudges import record_stock_request
+from tulia import clock
 from tulia.text import format_money
 
 MAX_VARIANT_CHOICES = 12
 
 
+MAX_PHONE_MESSAGE_WORDS = 12
+# Steps at which "lipa na 0722 …" names the phone the M-Pesa prompt should go to.
+_PAYING_STEPS = ("method", "confirm", "paused", "paying")
+
+
+def names_paying_phone(step: str, text: str) -> bool:
+    """ "lipa na 0722 000 111", "pay with my wife's number 0711…": another phone pays."""
+    short = len(parse.words(text)) <= MAX_PHONE_MESSAGE_WORDS
+    return step in _PAYING_STEPS and short and parse.mobile_number(text) is not None
+
+
 def answers_step(state: FlowState, step: str, text: str) -> bool:
+    return names_paying_phone(step, text) or _answers(state, step, text)
+
+
+def _answers(state: FlowState, step: str, text: str) -> bool:
     if step == "variant":
         choices = (state.get("pending_item") or {}).get("choices", [])
         return _variant_pick(text, choices) is not None
@@ -41,6 +58,15 @@ def answers_step(state: FlowState, step: str, text: str) -> bool:
 
 
 def advance(turn: FlowTurn, step: str) -> FlowState:
+    if names_paying_phone(step, turn.text):
+        return _pay_from(turn, parse.mobile_number(turn.text) or "")
+    return _advance(turn, step)
+
+
+def _advance(turn: FlowTurn, step: str) -> FlowState:
+    declined = step == "confirm" and parse.is_no(turn.text)
+    if step in QUOTE_STEPS and quote_is_stale(turn.state) and not declined:
+        return requote(turn)
     if step == "variant":
         return _variant_chosen(turn)
     if step == "quantity":
@@ -68,6 +94,27 @@ def reprompt(turn: FlowTurn, step: str) -> FlowState:
     if step in delivery.STEPS:
         return turn.reply(delivery.question(turn, step))
     return confirm(turn)
+
+
+def _pay_from(turn: FlowTurn, phone: str) -> FlowState:
+    """The M-Pesa prompt goes to the phone the customer named; the total and the new
+    number are confirmed before anything is sent (a typo must not bill a stranger)."""
+    turn.set(pay_phone=phone)
+    if "mpesa_stk" in (turn.get("payment_methods") or []):
+        turn.set(payment_method="mpesa_stk")
+    return confirm(turn)
+
+
+def requote(turn: FlowTurn) -> FlowState:
+    """A late answer to a money question: the order read again, the question asked again
+    with today's total, and nothing paid on the strength of the old one."""
+    picked = parse.method_choice(turn.text, turn.get("payment_methods", []))
+    if picked:  # naming a method spends nothing; the total is what gets asked again
+        turn.set(payment_method=picked)
+    asked = confirm(turn)
+    if not asked.get("response_text") or turn.get("sales_step") not in QUOTE_STEPS:
+        return asked  # paid meanwhile, or the order could not be read: that answer stands
+    return turn.reply(f"{turn.say('quote_expired')}\n\n{asked['response_text']}")
 
 
 def payment_help(turn: FlowTurn) -> FlowState:
@@ -198,7 +245,7 @@ def _create_order(turn: FlowTurn, quantity: int) -> FlowState:
     order = made.output
     cart = [{**line, "name": pending["name"], "variant": pending.get("variant_label")}]
     turn.set(cart=cart, pending_item=None, payment_status=None, payment_request_id=None)
-    turn.set(payment_attempt=0, payment_method=None, **_order_fields(order))
+    turn.set(payment_attempt=0, payment_method=None, pay_phone=None, **_order_fields(order))
     hint = _offers_hint(turn, order["order_id"])
     asked = delivery.start(turn, order)
     if isinstance(asked, str):
@@ -234,8 +281,9 @@ def _offers_hint(turn: FlowTurn, order_id: int) -> str | None:
     found = turn.tool("offers_get_applicable", order_id=order_id)
     if not found.ok:
         return None
-    codes = [o["code"] for o in found.output["offers"] if o["applicable"] and o["code"]]
-    return turn.say("offers_hint", offers=", ".join(codes[:3])) if codes else None
+    codes = [o["code"] for o in found.output["offers"] if o["applicable"] and o["code"]][:3]
+    turn.set(hinted_codes=codes)  # the customer may answer with just the code
+    return turn.say("offers_hint", offers=", ".join(codes)) if codes else None
 
 
 def _methods(turn: FlowTurn) -> list[str]:
@@ -257,7 +305,7 @@ def _ask_payment(turn: FlowTurn, order: dict[str, Any], prefix: str | None = Non
         turn.set(sales_step="paused", journey_step="sales.no_methods")
         text = turn.say("no_methods", reference=order["reference"])
     elif chosen is None:
-        turn.set(sales_step="method", journey_step="sales.method")
+        turn.set(sales_step="method", journey_step="sales.method", quoted_at=clock.now())
         text = turn.say("ask_method", reference=order["reference"], choices=turn.methods(methods))
     else:
         text = _confirm_question(turn, order, chosen)
@@ -267,9 +315,14 @@ def _ask_payment(turn: FlowTurn, order: dict[str, Any], prefix: str | None = Non
 def _confirm_question(turn: FlowTurn, order: dict[str, Any], method: str) -> str:
     turn.set(sales_step="confirm", journey_step="sales.confirm", payment_method=method)
     turn.set(quoted_amount_kes=order["amount_whole_kes"], awaiting_answer=True)
-    how = turn.say(f"method_{method}", phone=local_phone(turn.get("phone_e164")))
+    turn.set(quoted_at=clock.now())
+    how = turn.say(f"method_{method}", phone=local_phone(_paying_phone(turn)))
     total = format_money(Decimal(order["total"]), order["currency"])
     return turn.say("confirm_payment", reference=order["reference"], total=total, method=how)
+
+
+def _paying_phone(turn: FlowTurn) -> str | None:
+    return turn.get("pay_phone") or turn.get("phone_e164")
 
 
 def _fresh_order(turn: FlowTurn) -> dict[str, Any] | None:
@@ -310,6 +363,7 @@ def _initiate(turn: FlowTurn) -> FlowState:
             order_id=order_id,
             confirmed_amount_kes=amount,
             attempt=attempt,
+            phone=turn.get("pay_phone") or "",
         )
     if not called.ok:
         turn.set(sales_step="paused", journey_step="sales.payment_failed")
@@ -328,7 +382,7 @@ def _started(turn: FlowTurn, method: str, out: dict[str, Any]) -> FlowState:
     if method == "pesapal_card":
         return turn.reply(turn.say("card_link", amount=amount, url=out["checkout_url"]))
     return turn.reply(
-        turn.say("stk_sent", amount=amount, phone=local_phone(turn.get("phone_e164")))
+        turn.say("stk_sent", amount=amount, phone=local_phone(_paying_phone(turn)))
     )
 
 
@@ -349,6 +403,9 @@ def status(turn: FlowTurn, fresh: dict[str, Any] | None = None) -> FlowState:
         turn.set(sales_step=None, payment_status="paid", cart=[], quoted_amount_kes=None)
     if paid in outcome.UNPAID_ENDINGS:
         return turn.reply(outcome.unpaid_reply(turn, order["reference"], paid, ours=True))
+    answer = outcome.payment_answer(turn, fresh, paid)
+    if answer is not None:
+        return turn.reply(answer)
     text = order_status_response(
         turn.key,
         turn.language,

@@ -21,10 +21,15 @@ from journeys.nodes.routing import INTENT_ROUTE_THRESHOLD, journey_of, route
 from journeys.state import Journey
 from journeys.templates.text_nodes import handoff_message
 from tenants.config import EscalationRules, HandoffSettings
+from tulia import clock
 from tulia.handoff.keywords import match_trigger
 
 SUMMARY_LINES = 8
 MAX_SUMMARY = 1900
+# A waiting customer hears where they stand at most this often, however much they write.
+WAITING_NOTICE_SECONDS = 30 * 60
+WITH_A_PERSON = ("waiting", "agent_active")
+APOLOGISED = "handoff.offered"
 
 
 def rules(state: FlowState) -> EscalationRules:
@@ -67,10 +72,33 @@ def _explicit(state: FlowState, policy: EscalationRules) -> tuple[str, str] | No
     return next(((category, reason) for hit, category, reason in checks if hit), None)
 
 
-def _accepts_offer(state: FlowState) -> bool:
-    """The bot offered a person after an unanswered support question; "yes" takes it."""
-    offered = state.get("journey_step") == "support.offer_handoff"
-    return offered and parse.is_yes(state.get("inbound_text", ""))
+# Where the bot offered a person, and what the ticket says when the customer says yes.
+OFFERS = {
+    "support.offer_handoff": (
+        "missing_info",
+        "customer accepted a person after an unanswered question",
+    ),
+    APOLOGISED: ("frustration", "customer accepted a person after a complaint"),
+}
+
+
+def _accepted_offer(state: FlowState) -> tuple[str, str] | None:
+    """The bot offered a person (an unanswered question, a complaint); "yes" takes it."""
+    offered = OFFERS.get(str(state.get("journey_step")))
+    return offered if offered and parse.is_yes(state.get("inbound_text", "")) else None
+
+
+def frustrated_now(state: FlowState) -> bool:
+    """This message complained (detect_escalation counted it) and opened no ticket."""
+    return state.get("frustrated_turns", 0) > 0 and not state.get("escalation_category")
+
+
+def apologise(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    """A complaint with nothing else to answer: sorry, and a person on offer (SPEC §5.5
+    opens the ticket itself if the frustration goes on)."""
+    turn = FlowTurn(state, ctx)
+    turn.set(journey_step=APOLOGISED, awaiting_answer=True)
+    return turn.reply(turn.say("frustration_offer"))
 
 
 def detect_escalation(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
@@ -80,8 +108,8 @@ def detect_escalation(state: FlowState, ctx: RunContext, deps: EngineDeps) -> Fl
     base = route(state)
     loops, asked = _clarifications(state, base)
     found = _explicit(state, policy)
-    if found is None and _accepts_offer(state):
-        found = ("missing_info", "customer accepted a person after an unanswered question")
+    if found is None:
+        found = _accepted_offer(state)
     if found is None and streak >= policy.frustration_turns:
         found = ("frustration", f"frustrated for {streak} turns without a resolution")
     if found is None and loops >= policy.max_clarification_loops:
@@ -176,6 +204,7 @@ def escalate(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
         return turn.reply(_joined(state, turn.say("handoff_failed")))
     out = called.output
     turn.set(escalation_required=True, handoff_ticket_id=_ticket(out), journey_step="handoff")
+    turn.set(waiting_notice_at=clock.now())
     text = out.get("message") or handoff_message(
         turn.key, turn.language, ticket=_ticket(out) or "-", team_available=True
     )
@@ -190,3 +219,32 @@ def _joined(state: FlowState, text: str) -> str:
     """After a failing journey step its apology comes first, then the handoff news."""
     earlier = state.get("response_text")
     return f"{earlier}\n\n{text}" if earlier else text
+
+
+def with_a_person(state: FlowState) -> bool:
+    return state.get("conversation_status") in WITH_A_PERSON
+
+
+def while_with_a_person(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    """Handed over, the bot steps back: no journey answers. A waiting customer is told
+    the queue position or when the team is back, once per WAITING_NOTICE_SECONDS; a
+    conversation an agent is in gets nothing at all (the agent reads the message)."""
+    turn = FlowTurn(state, ctx)
+    last = state.get("waiting_notice_at")
+    due = last is None or clock.now() - float(last) >= WAITING_NOTICE_SECONDS
+    # A retried turn whose first run opened the ticket lands here too: it finds that
+    # ticket and words it the same way, so the customer still hears about the handoff.
+    if state.get("conversation_status") != "waiting" or not due:
+        return turn.reply(None)
+    # Idempotent per open conversation: this finds the ticket and words where it stands.
+    called = turn.tool(
+        "handoff_create_ticket",
+        customer=False,
+        reason="customer wrote again while waiting",
+        category="human_request",
+        language=_language(state),
+    )
+    if not called.ok or called.output.get("ticket_id") is None:
+        return turn.reply(None)
+    turn.set(waiting_notice_at=clock.now())
+    return turn.reply(str(called.output["message"]))

@@ -23,6 +23,10 @@ CONTINUE = ("continue", "endelea", "tuendelee", "carry on", "resume", "back to m
             "rudi kwa oda", "let s continue")  # fmt: skip
 PAY = ("pay", "lipa", "nilipe", "i want to pay", "nataka kulipa", "kulipa",
        "how do i pay", "ready to pay", "pay now")  # fmt: skip
+# A question about the money rather than the parcel ("did my payment go through?",
+# "malipo yangu yamefika?", "doh imeingia?"): answered with the receipt.
+PAYMENT_WORDS = ("payment", "paid", "pay", "money", "mpesa", "m-pesa", "malipo", "pesa",
+                 "doh", "nimelipa", "nimetuma", "imelipwa", "receipt", "risiti")  # fmt: skip
 METHOD_WORDS: dict[str, tuple[str, ...]] = {
     "pesapal_card": ("card", "kadi", "visa", "mastercard", "pesapal", "credit card"),
     "mpesa_c2b": ("paybill", "pay bill", "till", "buy goods", "lipa na mpesa till"),
@@ -65,7 +69,12 @@ SENSITIVE = {
 FRUSTRATION = ("useless", "terrible", "ridiculous", "frustrated", "frustrating", "angry",
                "not helpful", "you are not helping", "waste of time", "mbaya sana",
                "umenichosha", "nimechoka", "hauna msaada", "hii ni upuuzi", "sina time",
-               "umeniboo", "unaniboo", "hii ni noma", "annoying", "worst")  # fmt: skip
+               "umeniboo", "unaniboo", "hii ni noma", "annoying", "worst",
+               "never help", "not helping", "no help", "hopeless", "fed up", "pointless",
+               "haisaidii", "hunisaidii", "hamnisaidii", "hamsaidii", "husaidii",
+               "hakuna msaada", "haina msaada", "hamna msaada", "haifai", "bure kabisa",
+               "mmeniangusha", "umeniangusha", "nimechoshwa", "nimekasirika", "inaniboo",
+               "mnaniboo", "inaboo", "haina maana")  # fmt: skip
 # A reply that only acknowledges the last answer ("ok", "sawa sawa", "poa msee", "noted,
 # asante sana"). Single words, matched as a set: any mix of them is still a nod.
 _ACKNOWLEDGE_WORDS = (

@@ -17,10 +17,32 @@ from journeys.flows.state import FlowState
 from journeys.nodes.deps import EngineDeps
 from journeys.templates.text_nodes import OfferFact, coupon_result, offers_answer
 
+MAX_CODE_MESSAGE_WORDS = 3
+
+
+def code_in(state: FlowState) -> str | None:
+    """The coupon code in the message: a code the bot itself suggested, in any case
+    ("kicks10"), or anything shaped like one."""
+    text = state.get("inbound_text", "")
+    hinted = {code.casefold(): code for code in state.get("hinted_codes") or []}
+    for word in text.split():
+        found = hinted.get(word.strip(".,!?*\"'").casefold())
+        if found:
+            return found
+    return parse.coupon_code(text)
+
+
+def code_alone(state: FlowState) -> bool:
+    """A message that is only a coupon code (perhaps with "use" or "hii"), sent while
+    an order is open: it means "apply this", whatever the classifier made of it."""
+    text = state.get("inbound_text", "")
+    short = len(parse.words(text)) <= MAX_CODE_MESSAGE_WORDS
+    return short and open_order(state) and code_in(state) is not None
+
 
 def route(state: FlowState) -> str:
     """A coupon code for the open order, a code with no order yet, or the list."""
-    code = parse.coupon_code(state.get("inbound_text", ""))
+    code = code_in(state)
     if code and open_order(state):
         return "apply_coupon"
     return "no_order" if code else "list"
@@ -43,7 +65,7 @@ def no_order_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowSt
 
 def apply_coupon_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     turn = _turn(state, ctx)
-    return _apply(turn, parse.coupon_code(turn.text) or "")
+    return _apply(turn, code_in(state) or "")
 
 
 STEPS = {"list": list_step, "no_order": no_order_step, "apply_coupon": apply_coupon_step}

@@ -80,6 +80,9 @@ def _report(turn: FlowTurn, status: dict[str, object]) -> FlowState:
     if paid in outcome.UNPAID_ENDINGS:
         # The conversation's own order gets the retry offer; another one just the facts.
         return turn.reply(outcome.unpaid_reply(turn, str(order["reference"]), paid, ours=ours))
+    answer = outcome.payment_answer(turn, status, paid)
+    if answer is not None:
+        return turn.reply(answer)
     text = order_status_response(
         turn.key,
         turn.language,

@@ -8,10 +8,13 @@ next turn: PAY retries the same method, a number picks another one.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
+from journeys.flows import lexicon, parse
 from journeys.flows.common import FlowTurn, payment_word
 from payments.queries import latest_payment
+from tulia.text import format_money
 
 # Attempts that ended without money: the customer can try again.
 UNPAID_ENDINGS = ("failed", "cancelled", "timeout")
@@ -40,3 +43,19 @@ def unpaid_reply(turn: FlowTurn, reference: str, ending: str, *, ours: bool) -> 
         return f"{told}\n{turn.say('retry_same')}"
     turn.set(sales_step="method")
     return f"{told}\n{turn.say('retry_or_other', choices=turn.methods(methods))}"
+
+
+def payment_answer(turn: FlowTurn, status_out: dict[str, Any], paid: str) -> str | None:
+    """ "Did my payment go through?" in plain words: yes with the receipt, or still
+    waiting; None for any other question (the order status answers those)."""
+    asked = turn.get("intent") == "payment_help"
+    about_money = asked or parse.has(turn.text, lexicon.PAYMENT_WORDS)
+    if not about_money or paid not in ("paid", "pending"):
+        return None
+    order = status_out["order"]
+    amount = format_money(Decimal(str(order["total"])), str(order["currency"]))
+    if paid == "paid":
+        receipt = status_out.get("payment_receipt") or "-"
+        reference = order["reference"]
+        return turn.say("payment_went_through", reference=reference, amount=amount, receipt=receipt)
+    return turn.say("payment_waiting", reference=order["reference"], amount=amount)

@@ -14,6 +14,7 @@ from typing import Any
 from journeys.flows import lexicon
 from journeys.nlu.small_talk import is_small_talk
 from journeys.nlu.text import tokens as nlu_tokens
+from tulia.commerce.lexicon import STOP_WORDS, is_product_word
 from tulia.normalise import find_phrase, fold
 
 MAX_QUANTITY = 99
@@ -30,6 +31,8 @@ _MIN_PRICE = re.compile(
 )
 _SIZE = re.compile(r"\b(?:size|saizi|number|namba)\s*(\d{1,2})\b", re.I)
 _CODE = re.compile(r"\b([A-Z][A-Z0-9]{3,19})\b")
+# A Kenyan mobile number as people type it: 0712 345 678, 0112345678, +254 712 345678.
+_KENYAN_MOBILE = re.compile(r"(?<![\d+])(?:\+?254[\s-]?|0)([17](?:[\s-]?\d){8})(?!\d)")
 _COMMON_CAPS = "YES NDIO STOP PAY LIPA CONTINUE ENDELEA SAWA START NONE MPESA PESAPAL HAPANA OKAY"
 _NOT_CODES = frozenset(_COMMON_CAPS.split())
 
@@ -162,7 +165,28 @@ def wanted(text: str) -> Wanted:
     size = _SIZE.search(text)
     stripped = _SIZE.sub(" ", _MIN_PRICE.sub(" ", _MAX_PRICE.sub(" ", text)))
     content = [w for w in words(stripped) if w not in lexicon.FILLER and not w.isdigit()]
-    return Wanted(" ".join(content), filters, size.group(1) if size else None)
+    return Wanted(search_words(content), filters, size.group(1) if size else None)
+
+
+MAX_QUERY_CHARS = 120
+MIN_QUERY_WORD = 2
+
+
+def search_words(content: list[str]) -> str:
+    """A long message reduced to the words a search can use: each once, joining words
+    gone, within MAX_QUERY_CHARS. A 5,000-character story still searches (the catalog
+    tool refuses queries over 200 characters, and that refusal is no outage)."""
+    usable = [w for w in dict.fromkeys(content) if w not in STOP_WORDS and len(w) >= MIN_QUERY_WORD]
+    if len(" ".join(usable)) <= MAX_QUERY_CHARS:
+        return " ".join(usable)
+    # Too long: the words the shop lexicon knows as products first, then the rest.
+    ranked = sorted(usable, key=lambda word: not is_product_word(word))
+    kept: list[str] = []
+    for word in ranked:
+        if len(" ".join([*kept, word])) > MAX_QUERY_CHARS:
+            break
+        kept.append(word)
+    return " ".join(w for w in usable if w in kept)  # in the customer's order
 
 
 def is_vague(want: Wanted) -> bool:
@@ -184,3 +208,11 @@ def switch_wanted(text: str) -> bool | None:
     if has(text, lexicon.TURN_ON):
         return True
     return None
+
+
+def mobile_number(text: str) -> str | None:
+    """The Kenyan mobile number in the message, as +2547XXXXXXXX, or None."""
+    found = _KENYAN_MOBILE.search(text)
+    if found is None:
+        return None
+    return "+254" + re.sub(r"\D", "", found.group(1))

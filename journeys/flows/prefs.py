@@ -15,6 +15,7 @@ from journeys.flows import lexicon, parse
 from journeys.flows.common import FlowTurn
 from journeys.flows.state import FlowState
 from journeys.nodes.deps import EngineDeps
+from journeys.templates.governance import consent_confirmed
 from journeys.templates.text_nodes import prefs_consent_response
 
 NOTIFICATION_WORDS = {"en": ("on", "off"), "sw": ("zimewashwa", "zimezimwa"),
@@ -32,6 +33,10 @@ def record_consent(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowS
         turn.set(marketing_opt_in=None)
         return turn.reply(turn.say("prefs_saved_failed"))
     turn.set(marketing_opt_in=saved["marketing_opt_in"])
+    if granted and not saved["had_withdrawn"]:  # nothing to come back to: no "again"
+        shop = state.get("tenant_name")
+        welcome = consent_confirmed(turn.key, turn.language, kind="opt_in_first", shop=shop)
+        return turn.reply(welcome)
     return turn.reply(state.get("response_text"))
 
 

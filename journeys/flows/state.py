@@ -52,6 +52,21 @@ class FlowState(ConversationState, total=False):
     order_action: dict[str, Any] | None
     """A return, refund or cancellation under way: kind, listed references, the order
     (journeys.flows.order_actions)."""
+    last_seen_at: float | None
+    """When the previous message arrived (tulia.clock seconds): a long silence drops
+    the pending question (journeys.flows.stale)."""
+    conversation_status: str
+    """The conversation's status as the turn found it (ai_active, waiting,
+    agent_active): with a person, the journeys are skipped (never stored)."""
+    waiting_notice_at: float | None
+    """When the waiting customer was last told the queue or the opening hours."""
+    pay_phone: str | None
+    """The phone the M-Pesa prompt goes to when the customer named another one."""
+    hinted_codes: list[str]
+    """Coupon codes the bot suggested for the open order: sent back alone, applied."""
+    quoted_at: float | None
+    """When the pending payment-method or amount question was asked: a late answer to
+    it is re-quoted, never executed."""
 
 
 FLOW_DEFAULTS: dict[str, Any] = {
@@ -77,4 +92,10 @@ FLOW_DEFAULTS: dict[str, Any] = {
     "last_language": None,
     "delivery_options": None,
     "order_action": None,
+    "last_seen_at": None,
+    "quoted_at": None,
+    "hinted_codes": [],
+    "pay_phone": None,
+    "conversation_status": "ai_active",
+    "waiting_notice_at": None,
 }

@@ -13,6 +13,8 @@ from typing import Any
 
 from journeys.context import RunContext
 from journeys.flows.common import FlowTurn
+from journeys.flows.escalation import APOLOGISED
+from journeys.flows.stale import session_reset
 from journeys.flows.state import FlowState
 from journeys.guard import guarded_reply, reply_amounts
 from journeys.llm.phrasing import phrase_turn, text_node
@@ -21,6 +23,7 @@ from journeys.nodes.deps import EngineDeps
 from journeys.nodes.turn import reply_key, start_turn
 from journeys.templates.governance import non_text
 from tenants.accessors import get_tenant
+from tulia import clock
 
 TRANSCRIPT_LINES = 12
 LINE_CHARS = 200
@@ -35,6 +38,7 @@ def begin(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
         escalation_reason=None,
         last_language=state.get("last_language"),
     )
+    update.update(session_reset(state, clock.now()))
     return FlowState(**update)  # type: ignore[typeddict-item]
 
 
@@ -142,7 +146,7 @@ def finish(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
         )
         reply, called = phrased.text, phrased.called
     waiting = state.get("sales_step") == "confirm" or (
-        state.get("journey_step") == "support.offer_handoff"
+        state.get("journey_step") in ("support.offer_handoff", APOLOGISED)
     )
     update = FlowState(
         response_text=reply,

@@ -70,6 +70,7 @@ def consent_check(state: ConversationState, ctx: RunContext, deps: EngineDeps) -
         intent="preferences_consent",
         intent_confidence=1.0,
         journey="prefs",
+        response_language=language,  # type: ignore[typeddict-item]
         response_text=reply,
     )
 

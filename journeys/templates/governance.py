@@ -35,9 +35,14 @@ def unknown(key: ReplyKey, language: str) -> str:
 
 
 def consent_confirmed(
-    key: ReplyKey, language: str, *, kind: Literal["opt_out", "opt_in"], shop: str | None
+    key: ReplyKey,
+    language: str,
+    *,
+    kind: Literal["opt_out", "opt_in", "opt_in_first"],
+    shop: str | None,
 ) -> str:
-    scenario = "consent_opt_out" if kind == "opt_out" else "consent_opt_in"
+    """"opt_in" welcomes back a customer who had opted out; "opt_in_first" one who never did."""
+    scenario = f"consent_{kind}"
     return say(f"reply.{scenario}", language, key, shop=shop or say("reply.this_shop", language))
 
 

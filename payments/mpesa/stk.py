@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from decimal import Decimal
@@ -12,7 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from payments.accounts import mpesa_account
-from payments.errors import PaymentError
+from payments.errors import PaymentError, ProviderError
 from payments.inbox import store_event
 from payments.ledger import Evidence, close_claims, refuse_unconfirmed, settle
 from payments.models import MpesaAccount, PaymentEvent, PaymentMethod, PaymentRequest, PaymentStatus
@@ -130,8 +131,17 @@ def query_stk_payment(
         if payment is None:
             return None  # settled meanwhile, or another worker is on it
         account = mpesa_account(tid)
-        result = DarajaClient(account, http=http).stk_query(payment.provider_reference)
-        event = _record_query(payment, result)
+        refused: ProviderError | None = None
+        try:
+            result = DarajaClient(account, http=http).stk_query(payment.provider_reference)
+        except ProviderError as exc:
+            if exc.retryable:
+                raise  # the task asks again
+            # Daraja refuses the question itself (400.002.02 "Invalid CheckoutRequestID"):
+            # no answer will ever come, so the push is treated as unanswered and times
+            # out on the tenant's clock instead of staying pending for ever.
+            result, refused = None, exc
+        event = _record_query(payment, result, refused)
         if result is None:
             limit = account.stk_give_up_after_seconds if give_up_after is None else give_up_after
             return _still_waiting(payment, event, limit)
@@ -196,11 +206,17 @@ def verify_stk_claim(
         return outcome
 
 
-def _record_query(payment: PaymentRequest, result: StkQueryResponse | None) -> PaymentEvent:
+def _record_query(
+    payment: PaymentRequest,
+    result: StkQueryResponse | None,
+    refused: ProviderError | None = None,
+) -> PaymentEvent:
     payment.query_count += 1
     payment.last_queried_at = timezone.now()
     payment.save(update_fields=["query_count", "last_queried_at", "updated_at"])
     raw = result.model_dump_json(by_alias=True) if result else '{"errorCode":"500.001.1001"}'
+    if refused is not None:
+        raw = json.dumps({"errorCode": refused.code, "errorMessage": refused.message[:200]})
     return store_event(
         payment.tenant_id, PaymentEvent.Kind.STK_QUERY, raw, reference=payment.provider_reference
     )

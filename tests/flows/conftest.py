@@ -172,3 +172,12 @@ def kb_docs(tenant: Tenant, settings: Any, tmp_path: Any) -> Tenant:
 def save10_offer(tenant: Tenant) -> Tenant:
     factories.offer(tenant, "SAVE10", kind="percentage", value="10", name="10% off sneakers")
     return tenant
+
+
+@pytest.fixture
+def agent_on_duty(tenant: Tenant) -> Tenant:
+    """One agent online, so a handoff is queued (tests/handoff builds agents the same way)."""
+    from tests.handoff.conftest import make_agent
+
+    make_agent(tenant, "wanjiru")
+    return tenant

@@ -24,14 +24,16 @@ def _set_status(chat: Chat, status: str) -> None:
         Conversation.objects.filter(tenant_id=tid, pk=chat.conversation_id).update(status=status)
 
 
-@pytest.mark.parametrize("status", ["waiting", "agent_active"])
+@pytest.mark.parametrize("status", ["agent_active"])
 def test_no_bot_reply_while_a_person_has_the_conversation(shop: Tenant, status: str) -> None:
     chat = start_chat(shop)
     chat.send("I want sneakers")
     _set_status(chat, status)
     output = handle_turn(chat.turn_input("hello? anyone"))
     assert output.replies == []
-    assert output.state is None  # the stored state stays as it was
+    assert output.state is not None
+    assert output.state["sales_step"] == "choose"  # the sale waits with the customer
+    assert output.state["graph_path"][-2:] == ["with_person", "finish"]  # no journey ran
 
 
 def test_stored_state_is_json_and_a_reloaded_state_continues_the_sale(shop: Tenant) -> None:

@@ -110,8 +110,9 @@ def test_stop_is_confirmed_and_saved_on_the_same_turn(
     assert reply in opt_out_confirmations(shop.name), f"{stop!r} -> {reply!r}"
     assert flag is False
     new = events[len(events_before) :]
-    expected = [("marketing", "withdrawn", "whatsapp", stop)] if was_opted_in else []
-    assert new == expected
+    # Audited whether or not the customer had opted in: the STOP itself is the record
+    # (issue 18 §3), not only a change of the flag.
+    assert new == [("marketing", "withdrawn", "whatsapp", stop)]
 
 
 def _promotes(reply: str) -> bool:
@@ -148,12 +149,13 @@ def test_after_a_withdrawal_no_promotion_until_the_customer_opts_back_in(  # noq
     for line in [*before, stop, *after]:
         awaiting = bool(chat.state.get("awaiting_answer"))
         reply = chat.send(line)
-        now_withdrawn = withdrawn
+        now_withdrawn, stopped = withdrawn, False
         if line in WITHDRAWALS and withdraws(line, awaiting):
-            now_withdrawn = True
+            now_withdrawn, stopped = True, True
         elif line in OPT_INS:
             now_withdrawn = False
-        changes += now_withdrawn != withdrawn
+        # Every STOP is audited (even a repeated one); a grant only when it changes.
+        changes += stopped or now_withdrawn != withdrawn
         withdrawn = now_withdrawn
         if withdrawn and line not in ASKS_ABOUT_OFFERS:
             assert not _promotes(reply), f"promoted after STOP: {line!r} -> {reply!r}"

@@ -5,7 +5,9 @@ pipeline → handle_turn → stored OutboundMessage rows and Conversation.state.
 Each file names the shop fixture, then the customer's lines with what each reply must
 (or must not) say and what the state must hold, and finally the side effects in the
 database. Replies vary by template variation, so expectations name facts (items,
-amounts, links), never whole sentences.
+amounts, links), never whole sentences. A line's `at_minute` moves the clock
+(tulia.clock) to that many minutes after the first message and keeps it there for the
+lines that follow: silence is simulated, never slept.
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ import yaml
 
 from tests.flows.chat import start_webhook_chat
 from tests.flows.effects import ACTIONS, observed
+from tulia import clock
 
 TRANSCRIPTS = Path(__file__).resolve().parents[2] / "journeys" / "transcripts"
 FILES = sorted(TRANSCRIPTS.glob("*.yaml"))
+FIRST_MESSAGE_AT = 1_800_000_000.0  # seconds since the epoch; any fixed moment serves
 
 pytestmark = pytest.mark.django_db
 
@@ -66,15 +70,18 @@ def test_transcript(path: Path, request: pytest.FixtureRequest) -> None:
         request.getfixturevalue(fixture)
     shop = request.getfixturevalue(script["shop"])
     chat = start_webhook_chat(shop, script.get("phone", "0712345678"))
+    minute = 0.0
     for n, line in enumerate(script["turns"], start=1):
         where = f"{path.stem} turn {n} ({line.get('say')!r})"
-        if "do" in line:
-            ACTIONS[line["do"]](chat)
-        if "say" not in line:
-            continue
-        reply = chat.send(
-            line["say"], line.get("kind", "text"), duplicate=line.get("duplicate", False)
-        )
+        minute = float(line.get("at_minute", minute))
+        with clock.held_at(FIRST_MESSAGE_AT + minute * 60):
+            if "do" in line:
+                ACTIONS[line["do"]](chat)
+            if "say" not in line:
+                continue
+            reply = chat.send(
+                line["say"], line.get("kind", "text"), duplicate=line.get("duplicate", False)
+            )
         check_reply(reply, line.get("expect", {}), where)
         check_state(chat.state, line.get("state", {}), where)
         check_effects(observed(chat), line.get("effects", {}), where)

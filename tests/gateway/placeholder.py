@@ -34,5 +34,9 @@ def reply_for(turn: TurnInput, language: str, bot: str, shop: str) -> str:
 
 
 def acknowledge(turn: TurnInput) -> TurnOutput:
+    # Handed to a person, a handler says nothing unless it has a reason (the real one:
+    # STOP, the queue notice); this one has none.
+    if turn.conversation_status not in (None, "ai_active"):
+        return TurnOutput()
     language, bot, shop = _language_and_names(turn)
     return TurnOutput(replies=[reply_for(turn, language, bot, shop)])

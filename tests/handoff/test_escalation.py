@@ -79,7 +79,7 @@ def test_nobody_online_is_said_honestly_and_ticket_kept_for_later(tenant, conver
     assert result.ticket_id is not None
     assert "Nobody from our team is available" in result.message
     assert "logged your request" in result.message
-    assert status_of(tenant, conversation.pk) == "ai_active"  # the bot keeps helping
+    assert status_of(tenant, conversation.pk) == "waiting"  # the bot steps back
 
 
 def test_after_hours_in_tenant_timezone_names_the_next_opening(tenant, conversation) -> None:

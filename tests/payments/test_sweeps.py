@@ -102,3 +102,15 @@ def test_callback_stored_while_the_broker_was_down_is_processed_later(
         assert requeue_unprocessed_events(older_than=0) == 1
     assert payment_of(shop, payment.pk).status == PaymentStatus.PAID
     assert requeue_unprocessed_events(older_than=0) == 0
+
+
+def test_a_push_daraja_does_not_know_times_out_instead_of_failing_silently(
+    shop, daraja, make_order
+) -> None:
+    """Daraja answers the status query 400.002.02 "Invalid CheckoutRequestID": the
+    payment is not left pending for ever; past the give-up time it times out."""
+    payment = silent_push(shop, daraja, make_order, answered=False)
+    daraja.pushes.clear()  # the emulator no longer knows the CheckoutRequestID
+    age(shop, payment, 60 * 60)
+    assert sweep_pending_stk() == 1
+    assert payment_of(shop, payment.pk).status == PaymentStatus.TIMEOUT

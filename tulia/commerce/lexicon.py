@@ -107,6 +107,11 @@ def _lexicon() -> dict[str, frozenset[str]]:
     return {word: frozenset(others) for word, others in both.items()}
 
 
+def is_product_word(word: str) -> bool:
+    """A word the shop lexicon knows as naming a kind of product ("raba", "sneakers")."""
+    return word in _lexicon()
+
+
 # Joining words that carry no product meaning ("viatu vya kukimbia", "raba za vans").
 STOP_WORDS = frozenset(
     {"za", "ya", "wa", "vya", "cha", "la", "na", "kwa", "ni", "nataka", "niko", "the",

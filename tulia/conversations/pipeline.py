@@ -184,17 +184,18 @@ def _run_turn(batch: Batch) -> str:
         # Claimed again and again without finishing: it kills its worker. Stop here.
         _give_up(batch, RuntimeError("turn never finished; worker lost repeatedly?"))
         return "failed"
-    if batch.conversation_status != Conversation.Status.AI_ACTIVE:
-        # Waiting for or talking to a human: stored for the agent, the bot stays quiet.
+    if batch.conversation_status not in Conversation.OPEN_STATUSES:
         finish_turn(batch, TurnOutput())
         return "human"
     try:
+        # Waiting for or talking to a person, the handler still runs: a STOP must be
+        # honoured and the queue notice sent; it stays quiet otherwise.
         output = get_turn_handler()(_turn_input(batch))
     except Exception as exc:
         _handler_failed(batch, exc)
         return "failed"  # reached only when the attempts are used up
     finish_turn(batch, output)
-    return "answered"
+    return "answered" if batch.conversation_status == Conversation.Status.AI_ACTIVE else "human"
 
 
 def _turn_input(batch: Batch) -> TurnInput:

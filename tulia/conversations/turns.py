@@ -8,6 +8,9 @@ one): the conversation engine's graph.
 Contract for handlers:
 - Called outside any database transaction and outside a tenant context: open
   `tenant_context(turn.tenant_id)` for any reads. Slow work (LLM calls) holds no locks.
+- Called for every open conversation, including one handed to a person (`waiting`,
+  `agent_active`, given in `conversation_status`): the handler decides what, if
+  anything, is said then (a STOP confirmation, a queue notice), never a normal answer.
 - Return the new conversation state in `TurnOutput.state` rather than saving it: the
   pipeline writes it in the same transaction as the replies and the "processed" mark,
   so a crash mid-turn retries the whole turn against the old state, never half of it.

@@ -8,17 +8,17 @@ ticket; the partial unique constraint backs this up.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
 from django.contrib.auth import get_user_model
-from django.utils import timezone
 
 from tenants.accessors import get_tenant
 from tenants.context import tenant_context
 from tenants.errors import NotFound
 from tenants.models import Tenant
+from tulia import clock
 from tulia.conversations.models import Conversation
 from tulia.handoff import desk_state, hours
 from tulia.handoff.errors import IllegalTransition
@@ -72,7 +72,7 @@ def escalate(
 ) -> HandoffResult:
     """Open (or find) the conversation's ticket and route it; tell the customer honestly."""
     tenant = get_tenant(tenant_id)
-    moment = now or timezone.now()
+    moment = now or datetime.fromtimestamp(clock.now(), UTC)  # business hours: a test holds it
     with tenant_context(tenant.id) as tid:
         conversation = _locked(tid, conversation_id)
         language = request.language or _language(tenant, conversation)
@@ -166,7 +166,11 @@ def _route(
     assignment: Assignment,
     moment: datetime,
 ) -> None:
-    """Reconnect goes straight to the agent, queue pauses the bot, deferred leaves it on."""
+    """Reconnect goes straight to the agent; anything else waits, bot stepped back.
+
+    A ticket kept for after hours (or for when an agent comes online) waits too: the
+    customer was told a person will answer, so the bot stops answering in their place.
+    """
     if conversation.status != Conversation.Status.AI_ACTIVE:
         return  # already paused by someone else; the ticket just joins it
     if assignment.outcome is Outcome.RECONNECTED:
@@ -174,7 +178,7 @@ def _route(
         HandoffTicket.objects.filter(pk=ticket.pk).update(
             status=TicketStatus.ASSIGNED, assigned_to_id=assignment.agent_id, assigned_at=moment
         )
-    elif assignment.outcome is Outcome.QUEUED:
+    else:
         transition(tenant_id, conversation.pk, Move.ESCALATE)
 
 

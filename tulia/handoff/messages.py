@@ -13,11 +13,12 @@ from tulia.handoff.policy import Assignment, Outcome
 from tulia.text import label, say
 
 
-def _opening(language: str, next_opening: datetime | None) -> str:
+def _opening(language: str, next_opening: datetime | None, key: str = "handoff.opens") -> str:
+    """When a person is there again; nothing when the shop keeps no hours (no promise)."""
     if next_opening is None:
         return ""
     day = label("handoff.weekday", str(next_opening.weekday()), language)
-    return say("handoff.opens", language, day=day, time=next_opening.strftime("%H:%M"))
+    return say(key, language, day=day, time=next_opening.strftime("%H:%M"))
 
 
 def customer_message(
@@ -41,5 +42,7 @@ def customer_message(
     opening = ""
     if assignment.outcome is Outcome.AFTER_HOURS:
         opening = _opening(language, next_opening)
+    elif assignment.outcome is Outcome.NO_AGENTS:
+        opening = _opening(language, next_opening, key="handoff.back_by")
     head = say(f"handoff.{assignment.outcome.value}", language, opening=opening)
     return head + say("handoff.logged" if ticket_opened else "handoff.not_logged", language)
