@@ -440,7 +440,13 @@ def _tally(words: list[str], lex: Lexicon) -> tuple[defaultdict[str, float], Cou
 
 
 def detect_language(text: str) -> LanguageResult:
-    return detect_with(lexicon(), text)
+    """The trained language head; the word votes below are among its features."""
+    if not tokens(text):
+        return LanguageResult(language="mixed", confidence=0.0)
+    from journeys.nlu.verdict import verdict  # the model imports this module's tallies
+
+    found = verdict(text)["language"]
+    return LanguageResult(language=found.label, confidence=round(found.confidence, 3))  # type: ignore[arg-type]
 
 
 def _join_hyphenated(folded: str) -> str:
@@ -474,7 +480,28 @@ def _code_switched(weights: dict[str, float], strong: Counter[str], words: list[
     return strong["sw"] >= 2 and any(word in ENGLISH_FUNCTION_WORDS for word in words)
 
 
+@dataclass(frozen=True, slots=True)
+class WordTally:
+    """How the words of one message vote, before any decision: the trained language
+    model reads these as features (journeys/nlu/markers.py)."""
+
+    words: tuple[str, ...]
+    weights: dict[str, float]
+    strong: dict[str, int]
+    street: int  # idioms and street openers ("sema boss", "mnanikulia kona")
+
+
+def word_tally(text: str, lex: Lexicon | None = None) -> WordTally:
+    lex = lex or lexicon()
+    folded = fold(text)
+    words = tokens(_join_hyphenated(folded))
+    weights, strong = _tally(words, lex)
+    street = _idioms(words, lex) + (_SHENG_OPENER.match(folded) is not None)
+    return WordTally(tuple(words), dict(weights), dict(strong), street)
+
+
 def detect_with(lex: Lexicon, text: str) -> LanguageResult:
+    """The hand-written rule: kept as the marker source and for comparison in benches."""
     folded = fold(text)
     words = tokens(_join_hyphenated(folded))
     weights, strong = _tally(words, lex)
