@@ -13,6 +13,7 @@ Needs ../shared/corpora/banking77 (TULIA_CORPORA overrides); no Django, no netwo
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -28,6 +29,20 @@ from journeys.nodes.routing import INTENT_ROUTE_THRESHOLD
 
 CLARIFY_THRESHOLD = 0.50  # SPEC §5.2: 0.50-0.70 asks a clarifying question
 BINS = (0.0, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0001)
+ECE_BINS = 10
+# The floor to beat: nine keyword patterns, first match wins, else unknown. Written once
+# from the intent names, never fitted to any set.
+KEYWORD_FLOOR = (
+    ("human_request", r"\b(human|person|agent|someone|call me|manager)\b"),
+    ("preferences_consent", r"\b(stop|unsubscribe|opt|delete|details|language)\b"),
+    ("order_status", r"\b(order|arrive|arrived|delivered|track|refund|return)\b"),
+    ("payment_help", r"\b(pay|paid|payment|charged?|mpesa|card|transfer|top.?up)\b"),
+    ("discounts_offers", r"\b(discount|offer|coupon|promo|code|sale|cheaper)\b"),
+    ("product_question", r"\b(price|cost|how much|size|colou?r|original|warranty)\b"),
+    ("support_question", r"\b(deliver|delivery|open|hours|where|policy|how do i|help)\b"),
+    ("sales_discovery", r"\b(want|buy|need|looking for|have|sell|get)\b"),
+    ("spam_casual", r"\b(hi|hello|thanks?|bye|lol|win|free)\b"),
+)
 
 
 def reliability(
@@ -56,6 +71,37 @@ def print_reliability(title: str, confidences: Sequence[float], hits: Sequence[b
         print(f"    {label:8} {n:5d}  {conf:5.2f}  {share:5.3f}")
 
 
+def expected_calibration_error(confidences: Sequence[float], hits: Sequence[bool]) -> float:
+    """Mean |confidence - share correct| over ten equal-width bins, weighted by size."""
+    total, n = 0.0, len(confidences)
+    for b in range(ECE_BINS):
+        lo, hi = b / ECE_BINS, (b + 1) / ECE_BINS
+        inside = [
+            (c, h) for c, h in zip(confidences, hits, strict=True)
+            if lo <= c < hi or (b == ECE_BINS - 1 and c == 1.0)
+        ]  # fmt: skip
+        if inside:
+            gap = sum(c for c, _ in inside) / len(inside) - sum(h for _, h in inside) / len(inside)
+            total += len(inside) / n * abs(gap)
+    return total
+
+
+def macro_f1(golds: Sequence[str], preds: Sequence[str]) -> float:
+    """Mean F1 over the gold labels present."""
+    f1s = []
+    for label in sorted(set(golds)):
+        tp = sum(g == p == label for g, p in zip(golds, preds, strict=True))
+        fp = sum(p == label != g for g, p in zip(golds, preds, strict=True))
+        fn = sum(g == label != p for g, p in zip(golds, preds, strict=True))
+        f1s.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
+    return sum(f1s) / len(f1s)
+
+
+def keyword_floor(text: str) -> str:
+    folded = text.lower()
+    return next((i for i, pattern in KEYWORD_FLOOR if re.search(pattern, folded)), "unknown")
+
+
 def report(golds: Sequence[str], predicted: Sequence[Predicted]) -> dict[str, float]:
     n = len(golds)
     hits = [p.intent == g for p, g in zip(predicted, golds, strict=True)]
@@ -68,6 +114,8 @@ def report(golds: Sequence[str], predicted: Sequence[Predicted]) -> dict[str, fl
     business = sum(p.governor == "business" for p in predicted) / n
     figures = {
         "b77_intent_accuracy": sum(hits) / n,
+        "b77_intent_macro_f1": macro_f1(golds, [p.intent for p in predicted]),
+        "b77_intent_ece": expected_calibration_error(conf, hits),
         "b77_share_intent_ge_070": len(routed) / n,
         "b77_precision_intent_ge_070": sum(routed) / len(routed) if routed else 0.0,
         "b77_share_intent_ge_050": sum(c >= CLARIFY_THRESHOLD for c in conf) / n,
@@ -94,8 +142,16 @@ def main() -> dict[str, float]:
     start = time.perf_counter()
     predicted = [graph_pass(text) for text, _ in rows]
     per_message = (time.perf_counter() - start) * 1000 / len(rows)
-    figures = report([intent for _, intent in rows], predicted)
+    golds = [intent for _, intent in rows]
+    figures = report(golds, predicted)
     print(f"  mean graph pass {per_message:.2f} ms per message")
+    floor = [keyword_floor(text) for text, _ in rows]
+    figures["b77_keyword_floor_accuracy"] = round(
+        sum(f == g for f, g in zip(floor, golds, strict=True)) / len(golds), 3
+    )
+    figures["b77_keyword_floor_macro_f1"] = round(macro_f1(golds, floor), 3)
+    print(f"  keyword floor (9 patterns): accuracy {figures['b77_keyword_floor_accuracy']:.3f}, "
+          f"macro-F1 {figures['b77_keyword_floor_macro_f1']:.3f}")  # fmt: skip
     return figures
 
 

@@ -440,13 +440,24 @@ def _tally(words: list[str], lex: Lexicon) -> tuple[defaultdict[str, float], Cou
 
 
 def detect_language(text: str) -> LanguageResult:
-    """The trained language head; the word votes below are among its features."""
-    if not tokens(text):
+    """The trained language head; the word votes below are among its features.
+
+    A bare number or two ("2", "42", "moja") answers a numbered list: its meaning is
+    fixed and it carries no evidence of the customer's register, so it is read with no
+    confidence and the conversation keeps its language (SPEC §5.2's switch threshold is
+    never reached by a list answer). Swahili number words are Sheng and mixed speakers'
+    numbers too.
+    """
+    words = tokens(text)
+    if not words:
         return LanguageResult(language="mixed", confidence=0.0)
-    from journeys.nlu.verdict import verdict  # the model imports this module's tallies
+    # Local imports: the model and the intent module import this module's tallies.
+    from journeys.nlu.intent import is_bare_number
+    from journeys.nlu.verdict import verdict
 
     found = verdict(text)["language"]
-    return LanguageResult(language=found.label, confidence=round(found.confidence, 3))  # type: ignore[arg-type]
+    confidence = 0.0 if is_bare_number(words) else round(found.confidence, 3)
+    return LanguageResult(language=found.label, confidence=confidence)  # type: ignore[arg-type]
 
 
 def _join_hyphenated(folded: str) -> str:

@@ -22,6 +22,7 @@ import csv
 import hashlib
 import json
 import os
+import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -34,10 +35,22 @@ ROOT = Path(__file__).resolve().parents[2]
 CORPORA_CANDIDATES = (ROOT.parent / "shared" / "corpora", ROOT.parents[1] / "shared" / "corpora")
 BANKING77_MAP = DATA_DIR / "banking77_map.json"
 OWN_V2_GLOB = "train_*.tsv"
+# Files of the third round of our writing (issue 25: replies inside a sale, item
+# requests, payment-status and policy questions): their own source tag, so calibration
+# holds them out as a writer of their own.
+OWN_V3_FILES = frozenset({"train_turns.tsv"})
 LANGUAGE_TRAIN_SETS = ("dev5", "dev6", "dev7", "dev8", "dev9", "dev10")
 # BANKING77 maps 4,613 train rows to payment_help alone; a cap per intent keeps one
-# bank's phrasing from outvoting the shop-domain writing.
-BANKING77_CAP = 700
+# bank's phrasing (cards, top-ups, transfers) from outvoting the shop-domain writing.
+BANKING77_CAP = 400
+# How much one training row of each source counts in the fit (LogisticRegression
+# sample_weight). Our own writing is the shop domain the bot serves, in the four
+# registers; BANKING77 is real customers' English about a bank. Equal weights let the
+# bank's card vocabulary decide short shop messages ("I want the ..." is a card order
+# there); double weight on our writing keeps the public text as the variety it is meant
+# to add. Chosen once on the own held-out split (intents_heldout.txt), never on an
+# evaluation set; BANKING77's test split is reported, not tuned to.
+SOURCE_WEIGHTS = {"own_v1": 2.0, "own_v2": 2.0, "own_v3": 2.0, "banking77": 1.0, "devlang": 1.0}
 NO_LABEL = "-"
 
 
@@ -91,18 +104,35 @@ def own_v2() -> Iterator[Row]:
                 if text and not text.startswith("#"):
                     yield Row(
                         text, _label(r["intent"]), _label(r["language"]), _label(r["governor"]),
-                        "own_v2",
+                        "own_v3" if path.name in OWN_V3_FILES else "own_v2",
                     )  # fmt: skip
 
 
+def banking77_intent(text: str, category: str, mapping: dict[str, object]) -> str | None:
+    """Our intent for one BANKING77 row: its category's, unless a relabel rule of the map
+    says the row asks something else (e.g. a refund *policy* question filed under
+    request_refund is a shop-policy question, support_question, by the nlu_eval guide)."""
+    relabels = mapping.get("_relabel", {})
+    assert isinstance(relabels, dict)
+    for rule in relabels.get(category, []):
+        if re.search(rule["pattern"], text, re.IGNORECASE):
+            return str(rule["intent"])
+    found = mapping.get(category)
+    return found if isinstance(found, str) else None
+
+
 def banking77_split(split: str) -> list[tuple[str, str]]:
-    """(text, our intent) for a BANKING77 split, unmapped categories dropped."""
+    """(text, our intent) for a BANKING77 split, unmapped categories dropped. The same
+    mapping labels the train split (training) and the test split (evaluation)."""
     mapping = json.loads(BANKING77_MAP.read_text(encoding="utf-8"))
     path = corpora_dir() / "banking77" / f"{split}.csv"
     if not path.exists():
         return []
     with path.open(encoding="utf-8", newline="") as handle:
-        rows = [(r["text"].strip(), mapping.get(r["category"])) for r in csv.DictReader(handle)]
+        rows = [
+            (r["text"].strip(), banking77_intent(r["text"], r["category"], mapping))
+            for r in csv.DictReader(handle)
+        ]
     return [(text, intent) for text, intent in rows if intent]
 
 
