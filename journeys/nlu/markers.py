@@ -17,7 +17,7 @@ import re
 from functools import cache
 
 from journeys.nlu.language import word_tally
-from journeys.nlu.spam import spam_score
+from journeys.nlu.spam import SPAM_SCORE, spam_score
 from journeys.nlu.text import fold, tokens
 
 LANGUAGE_MARKERS = (
@@ -91,4 +91,4 @@ def looks_abusive(text: str) -> bool:
 
 def looks_spammy(text: str) -> bool:
     """Scam markers, for the same labelling job as `looks_abusive`."""
-    return spam_score(text) >= 2 or bool(_governor_lists()[2].search(fold(text)))
+    return spam_score(text) >= SPAM_SCORE or bool(_governor_lists()[2].search(fold(text)))

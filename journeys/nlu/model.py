@@ -15,7 +15,8 @@ confidence the SPEC thresholds act on is the chance the chosen label is right). 
 final model is fitted on all sources and reports its top probability through that map.
 
 The artifact (data/nlu_model.joblib, rebuilt by `make nlu-model`) is loaded once per
-process by `load()`; the launcher imports it before forking, so workers share it.
+process by `load()`; tulia/preload.py classifies a warm-up message before gunicorn and
+the Celery worker fork, so the children share the loaded model.
 """
 
 from __future__ import annotations
@@ -37,7 +38,12 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import LeaveOneGroupOut, cross_val_predict
 
 from journeys.nlu.corpus import DATA_DIR
-from journeys.nlu.markers import governor_markers, language_markers
+from journeys.nlu.markers import (
+    GOVERNOR_MARKERS,
+    LANGUAGE_MARKERS,
+    governor_markers,
+    language_markers,
+)
 from journeys.nlu.sources import SOURCE_WEIGHTS, Row
 from journeys.nlu.text import fold
 
@@ -224,7 +230,9 @@ def fit(rows: Sequence[Row], *, markers: bool = True, heads: Sequence[str] = HEA
         held_out[name] = classifier.out_of_source_accuracy
     art.meta = {
         "rows_per_source": counts, "out_of_source_accuracy": held_out,
-        "markers": markers, "calibration": CALIBRATION, "source_weights": SOURCE_WEIGHTS,
+        "markers": markers, "marker_features": {"language": LANGUAGE_MARKERS,
+                                                "governor": GOVERNOR_MARKERS},
+        "calibration": CALIBRATION, "source_weights": SOURCE_WEIGHTS,
         "fit_seconds": round(time.perf_counter() - start, 1),
         "features": len(art.word.vocabulary_) + len(art.char.vocabulary_),
     }  # fmt: skip
@@ -244,22 +252,11 @@ def load(path: Path = ARTIFACT) -> Artifact:
 
 def predict(text: str, art: Artifact | None = None) -> dict[str, Scores]:
     """Calibrated scores of every head for one message."""
-    art = art or load()
-    text_x = _text_matrix(art, [text])
-    out = {}
-    for name, head in art.heads.items():
-        x = _head_matrix(name, head.markers, text_x, [text], head.marker_scale)
-        probs = head.classifier.predict_proba(x, [length_band(text)])[0]
-        best = int(np.argmax(probs))
-        out[name] = Scores(
-            str(head.classes[best]), float(probs[best]),
-            {str(c): float(p) for c, p in zip(head.classes, probs, strict=True)},
-        )  # fmt: skip
-    return out
+    return predict_many([text], art)[0]
 
 
 def predict_many(texts: Sequence[str], art: Artifact | None = None) -> list[dict[str, Scores]]:
-    """Batch form of `predict` (benches and the determinism test)."""
+    """Calibrated scores of every head for each message."""
     art = art or load()
     text_x = _text_matrix(art, texts)
     heads = {}

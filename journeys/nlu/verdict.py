@@ -15,8 +15,3 @@ from journeys.nlu.model import Scores, predict
 @lru_cache(maxsize=1024)
 def verdict(text: str) -> dict[str, Scores]:
     return predict(text)
-
-
-def warm() -> None:
-    """Load the artifact now (the launcher calls this before forking workers)."""
-    verdict("hello")
