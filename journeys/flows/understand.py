@@ -10,10 +10,9 @@ of this kind).
 
 Two fixed meanings are settled here rather than by the trained models: "see all" is the
 catalog whatever a model makes of it (SPEC §5.2, router.wants_catalog), so it is
-business, never small talk; and a one-word reply or the answer to the sale's pending
-question keeps the conversation's language: "kadi", "ya kwanza" or "sawa" is as much
-Sheng as Swahili (the model may be right that the words are Swahili; they are still no
-ground to switch).
+business, never small talk; and the answer to the sale's pending question keeps the
+conversation's language: "ya kwanza" or "kadi" is as much Sheng as Swahili (the model
+may be right that the words are Swahili; they are still no ground to switch).
 """
 
 from __future__ import annotations
@@ -44,10 +43,10 @@ def language_policy(state: FlowState, ctx: RunContext, deps: EngineDeps) -> Flow
     last = state.get("last_language")
     chosen = _offline(deps) if short and last else deps
     update: FlowState = governance.language_policy(state, ctx, chosen)  # type: ignore[assignment]
-    # One word, or the answer to the question the sale is waiting on ("ya kwanza",
-    # "kadi"): the customer's register does not show in it.
-    bare = len(parse.words(state.get("inbound_text", ""))) <= 1 or answers_step(state)
-    keeps = bare and last in state.get("allowed_languages", [])
+    # The answer to the question the sale is waiting on ("ya kwanza", "kadi"): the
+    # customer's register does not show in it (a lone word is already read so by
+    # detect_language).
+    keeps = answers_step(state) and last in state.get("allowed_languages", [])
     if keeps and not state.get("customer_language_pref"):
         update["response_language"] = last  # type: ignore[typeddict-item]
     return update

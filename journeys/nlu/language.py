@@ -442,11 +442,13 @@ def _tally(words: list[str], lex: Lexicon) -> tuple[defaultdict[str, float], Cou
 def detect_language(text: str) -> LanguageResult:
     """The trained language head; the word votes below are among its features.
 
-    A bare number or two ("2", "42", "moja") answers a numbered list: its meaning is
-    fixed and it carries no evidence of the customer's register, so it is read with no
-    confidence and the conversation keeps its language (SPEC §5.2's switch threshold is
-    never reached by a list answer). Swahili number words are Sheng and mixed speakers'
-    numbers too.
+    A bare number or two ("2", "42", "moja") answers a numbered list, and a single word
+    ("sawa", "ok", "kadi", "mpesa") is said alike in all four registers: neither carries
+    evidence of the customer's register, so it is read with no confidence and the
+    conversation keeps its language (SPEC §5.2's switch threshold is never reached by
+    them). The model may well be right that "sawa" is Swahili; a Sheng or English
+    speaker says it too. (Our labels give a lone word its dictionary language, so the
+    calibration cannot learn this.)
     """
     words = tokens(text)
     if not words:
@@ -456,7 +458,8 @@ def detect_language(text: str) -> LanguageResult:
     from journeys.nlu.verdict import verdict
 
     found = verdict(text)["language"]
-    confidence = 0.0 if is_bare_number(words) else round(found.confidence, 3)
+    no_register = len(words) == 1 or is_bare_number(words)
+    confidence = 0.0 if no_register else round(found.confidence, 3)
     return LanguageResult(language=found.label, confidence=confidence)  # type: ignore[arg-type]
 
 
