@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum requirements.lock | cut -d' ' -f1)
 
-.PHONY: run test test-fast install lint typecheck migrations-check pytest bench lock clean stop-servers
+.PHONY: run test test-fast install lint typecheck migrations-check pytest bench lock clean stop-servers nlu-model
 
 run: install
 	$(BIN)/python -m tulia.launcher
@@ -46,6 +46,11 @@ test-fast: install
 
 bench: install
 	$(BIN)/python bench/run_all.py
+
+# Rebuild the committed NLU model (journeys/nlu/data/nlu_model.joblib) from our own
+# labelled writing and the public corpora in ../shared/corpora (journeys/nlu/DATA.md).
+nlu-model: install
+	$(BIN)/python -m journeys.nlu.build
 
 # Re-resolve the pinned dependency set after editing requirements.in.
 lock: install

@@ -7,6 +7,12 @@ two-word reply keeps the conversation's language when the detection is unsure
 (turn.keep_language). Asking a model about those only adds latency and cost, so those
 turns run the deterministic classifiers alone (bench/turns.py: most cascade calls were
 of this kind).
+
+Two fixed meanings are settled here rather than by the trained models: "see all" is the
+catalog whatever a model makes of it (SPEC §5.2, router.wants_catalog), so it is
+business, never small talk; and the answer to the sale's pending question keeps the
+conversation's language: "ya kwanza" or "kadi" is as much Sheng as Swahili (the model
+may be right that the words are Swahili; they are still no ground to switch).
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from journeys.context import RunContext
-from journeys.flows import parse
+from journeys.flows import lexicon, parse
 from journeys.flows.sales import answers_step
 from journeys.flows.state import FlowState
 from journeys.nodes import governance
@@ -34,12 +40,22 @@ def intent_classify(state: FlowState, ctx: RunContext, deps: EngineDeps) -> Flow
 
 def language_policy(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     short = len(parse.words(state.get("inbound_text", ""))) <= SHORT_REPLY_WORDS
-    chosen = _offline(deps) if short and state.get("last_language") else deps
-    return governance.language_policy(state, ctx, chosen)  # type: ignore[return-value]
+    last = state.get("last_language")
+    chosen = _offline(deps) if short and last else deps
+    update: FlowState = governance.language_policy(state, ctx, chosen)  # type: ignore[assignment]
+    # The answer to the question the sale is waiting on ("ya kwanza", "kadi"): the
+    # customer's register does not show in it (a lone word is already read so by
+    # detect_language).
+    keeps = answers_step(state) and last in state.get("allowed_languages", [])
+    if keeps and not state.get("customer_language_pref"):
+        update["response_language"] = last  # type: ignore[typeddict-item]
+    return update
 
 
 def governor_spam_casual(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
-    answering = answers_step(state)
+    answering = answers_step(state) or parse.short_answer(
+        state.get("inbound_text", ""), lexicon.SEE_ALL, 6
+    )
     chosen = _offline(deps) if answering else deps
     update: FlowState = governance.governor_spam_casual(state, ctx, chosen)  # type: ignore[assignment]
     if answering and update.get("governor_classification") == "casual":

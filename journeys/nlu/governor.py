@@ -1,8 +1,9 @@
 """Conversation governor: business / casual / spam / abuse, and how many turns each gets.
 
-Classification reads the message plus the intent result. The counting policy (SPEC
-§5.2, per customer per tenant) is a pure function over `GovernorCounters`, which live in
-the ConversationState, so the turn persists them with everything else:
+Classification is the trained governor head (journeys/nlu/model.py), calibrated. The
+counting policy (SPEC §5.2, per customer per tenant) is a pure function over
+`GovernorCounters`, which live in the ConversationState, so the turn persists them with
+everything else:
 
 - business: proceeds.
 - casual: allowed turns by chattiness level (0: none, 1: one short greeting, 2: two,
@@ -16,27 +17,22 @@ small talk. Whoever starts a fresh conversation decides whether counters start a
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Literal
 
 from journeys.nlu.corpus import DATA_DIR
-from journeys.nlu.intent import IntentResult
-from journeys.nlu.spam import SPAM_SCORE, spam_score
-from journeys.nlu.text import fold, tokens
+from journeys.nlu.intent import FRAGMENT_CONFIDENCE, IntentResult, is_bare_number
+from journeys.nlu.text import tokens
+from journeys.nlu.verdict import verdict
 from journeys.state import ConversationState, GovernorClass
 
 LEXICON_FILE = DATA_DIR / "governor_lexicon.json"
 CASUAL_LIMITS = {0: 0, 1: 1, 2: 2, 3: 4}
 SPAM_LIMIT = 2
 # The cascade asks the LLM below this (journeys/nodes/governance.py has its own copy;
-# this one lets Django-free tools such as bench/nlu_accuracy.py read it).
+# this one lets Django-free tools such as bench/nlu.py read it).
 GOVERNOR_THRESHOLD = 0.70
-CASUAL_MIN_CONFIDENCE = 0.5
-# Swearing masked with symbols ("f***", "sh*t", "f#@k") is still swearing.
-_MASKED = re.compile(r"\b[a-z]{1,3}[*#@$]{2,}[a-z]*|\b[a-z]{1,3}\*[a-z]{1,2}\b", re.IGNORECASE)
-_URL = re.compile(r"https?://|www\.|\b[a-z0-9-]+\.(?:com|ke|net|org|ly|me|io)/", re.IGNORECASE)
 
 Action = Literal["proceed", "casual_reply", "redirect", "spam_reply", "disengage", "stop"]
 
@@ -79,51 +75,20 @@ def lexicon() -> dict[str, frozenset[str]]:
     return {key: frozenset(values) for key, values in raw.items() if not key.startswith("_")}
 
 
-@cache
-def _phrase_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """Each phrase list as one alternation, so a message is scanned once per list."""
-    lex = lexicon()
-    abuse = "|".join(re.escape(p) for p in sorted(lex["abuse_phrases"]))
-    spam = "|".join(re.escape(p) for p in sorted(lex["spam_phrases"]))
-    # "you won't" is not "you won": a spam phrase must not run into an apostrophe.
-    return re.compile(rf"\b(?:{abuse})\b"), re.compile(rf"\b(?:{spam})(?!')")
-
-
-def _is_abusive(text: str) -> bool:
-    words = tokens(text)
-    return (
-        bool(_MASKED.search(text))
-        or bool(set(words) & lexicon()["abuse_words"])
-        or bool(_phrase_patterns()[0].search(" ".join(words)))
-    )
-
-
-def _is_spam(text: str, intent: IntentResult) -> bool:
-    if _phrase_patterns()[1].search(fold(text)):
-        return True
-    # Two scam cues in a message that is clearly a shop request ("do you deliver daily,
-    # is it free?") are a customer; three, or two in small talk, are a scam.
-    score = spam_score(text)
-    confident_business = intent.intent not in ("spam_casual", "unknown") and (
-        intent.confidence >= CASUAL_MIN_CONFIDENCE + 0.2
-    )
-    if score >= SPAM_SCORE + int(confident_business):
-        return True
-    # A link from a stranger with nothing else to say is the commonest bulk spam. Searched
-    # in the raw text: folding shortens letter runs, which would turn "www." into "ww.".
-    return bool(_URL.search(text)) and len(tokens(text)) <= 12
-
-
 def classify_governor(text: str, intent: IntentResult) -> GovernorResult:
-    if _is_abusive(text):
-        return GovernorResult("abuse", 0.95, "abuse_lexicon")
-    if _is_spam(text, intent):
-        return GovernorResult("spam", 0.9, "spam_pattern")
-    if intent.intent == "spam_casual" and intent.confidence >= CASUAL_MIN_CONFIDENCE:
-        return GovernorResult("casual", intent.confidence, "intent_spam_casual")
-    fallback = intent.confidence if intent.intent == "spam_casual" else 0.0
-    casual_share = intent.scores.get("spam_casual", fallback)
-    return GovernorResult("business", round(1.0 - casual_share, 3), "default")
+    """The trained governor head (insult and scam cues are among its features).
+
+    `intent` is kept in the signature the governance node uses; the model reads the
+    text itself.
+    """
+    words = tokens(text)
+    if not words:
+        return GovernorResult("business", 0.0, "empty")
+    if is_bare_number(words):
+        # The answer to a numbered list ("41", "2"): fixed meaning, no model asked.
+        return GovernorResult("business", FRAGMENT_CONFIDENCE, "bare_number")
+    found = verdict(text)["governor"]
+    return GovernorResult(found.label, round(found.confidence, 3), "model")  # type: ignore[arg-type]
 
 
 def intent_given_governor(intent: str, classification: GovernorClass) -> str:

@@ -54,6 +54,10 @@ class Predicted:
     language: str
     governor: str
     consent_shortcut: bool
+    # Calibrated: the chance that the label beside it is right (journeys/nlu/model.py).
+    intent_confidence: float = 0.0
+    language_confidence: float = 0.0
+    governor_confidence: float = 0.0
 
 
 def load_set(path: Path) -> tuple[Labelled, ...]:
@@ -73,11 +77,19 @@ def load_languages(path: Path) -> tuple[tuple[str, str], ...]:
 def graph_pass(raw: str) -> Predicted:
     """What the graph's consent, intent, language and governor nodes would decide."""
     text = sanitize_inbound(raw).text
-    language = detect_language(text).language
+    language = detect_language(text)
+    lang, lang_conf = language.language, language.confidence
     if detect_consent_command(text) is not None:
         # consent_check answers before the classifiers run; the governor never sees it.
-        return Predicted("preferences_consent", language, "business", consent_shortcut=True)
+        return Predicted(
+            "preferences_consent", lang, "business", consent_shortcut=True,
+            intent_confidence=1.0, language_confidence=lang_conf, governor_confidence=1.0,
+        )  # fmt: skip
     intent = classify_intent(text)
-    governor = classify_governor(text, intent).classification
-    final_intent = intent_given_governor(intent.intent, governor)
-    return Predicted(final_intent, language, governor, consent_shortcut=False)
+    governor = classify_governor(text, intent)
+    final_intent = intent_given_governor(intent.intent, governor.classification)
+    return Predicted(
+        final_intent, lang, governor.classification, consent_shortcut=False,
+        intent_confidence=intent.confidence, language_confidence=lang_conf,
+        governor_confidence=governor.confidence,
+    )  # fmt: skip

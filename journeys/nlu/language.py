@@ -440,7 +440,27 @@ def _tally(words: list[str], lex: Lexicon) -> tuple[defaultdict[str, float], Cou
 
 
 def detect_language(text: str) -> LanguageResult:
-    return detect_with(lexicon(), text)
+    """The trained language head; the word votes below are among its features.
+
+    A bare number or two ("2", "42", "moja") answers a numbered list, and a single word
+    ("sawa", "ok", "kadi", "mpesa") is said alike in all four registers: neither carries
+    evidence of the customer's register, so it is read with no confidence and the
+    conversation keeps its language (SPEC §5.2's switch threshold is never reached by
+    them). The model may well be right that "sawa" is Swahili; a Sheng or English
+    speaker says it too. (Our labels give a lone word its dictionary language, so the
+    calibration cannot learn this.)
+    """
+    words = tokens(text)
+    if not words:
+        return LanguageResult(language="mixed", confidence=0.0)
+    # Local imports: the model and the intent module import this module's tallies.
+    from journeys.nlu.intent import is_bare_number
+    from journeys.nlu.verdict import verdict
+
+    found = verdict(text)["language"]
+    no_register = len(words) == 1 or is_bare_number(words)
+    confidence = 0.0 if no_register else round(found.confidence, 3)
+    return LanguageResult(language=found.label, confidence=confidence)  # type: ignore[arg-type]
 
 
 def _join_hyphenated(folded: str) -> str:
@@ -474,7 +494,28 @@ def _code_switched(weights: dict[str, float], strong: Counter[str], words: list[
     return strong["sw"] >= 2 and any(word in ENGLISH_FUNCTION_WORDS for word in words)
 
 
+@dataclass(frozen=True, slots=True)
+class WordTally:
+    """How the words of one message vote, before any decision: the trained language
+    model reads these as features (journeys/nlu/markers.py)."""
+
+    words: tuple[str, ...]
+    weights: dict[str, float]
+    strong: dict[str, int]
+    street: int  # idioms and street openers ("sema boss", "mnanikulia kona")
+
+
+def word_tally(text: str, lex: Lexicon | None = None) -> WordTally:
+    lex = lex or lexicon()
+    folded = fold(text)
+    words = tokens(_join_hyphenated(folded))
+    weights, strong = _tally(words, lex)
+    street = _idioms(words, lex) + (_SHENG_OPENER.match(folded) is not None)
+    return WordTally(tuple(words), dict(weights), dict(strong), street)
+
+
 def detect_with(lex: Lexicon, text: str) -> LanguageResult:
+    """The hand-written rule: kept as the marker source and for comparison in benches."""
     folded = fold(text)
     words = tokens(_join_hyphenated(folded))
     weights, strong = _tally(words, lex)

@@ -41,19 +41,3 @@ def is_small_talk(words: list[str]) -> bool:
         return False
     padded = f" {' '.join(words)} "
     return bool(lex.core & set(words)) or any(p in padded for p in lex.core_phrases)
-
-
-def without_opening_pleasantry(words: list[str]) -> list[str]:
-    """The request after a greeting: "good morning, do you have panadol" -> "do you have panadol".
-
-    Drops the longest opening run of words that is small talk on its own, so the greeting
-    does not outvote the request that follows, but only when at least two words are left
-    and one of them is no pleasantry ("mambo msee" stays whole). A lone "hii" opener is
-    the Swahili "this" ("hii dress ni how much"), never dropped.
-    """
-    allowed = _lexicon().allowed
-    for cut in range(min(len(words) - 2, MAX_WORDS), 0, -1):
-        rest = words[cut:]
-        if words[:cut] != ["hii"] and is_small_talk(words[:cut]) and not set(rest) <= allowed:
-            return rest
-    return words

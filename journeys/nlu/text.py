@@ -37,12 +37,6 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(_MPESA.sub("mpesa", fold(text)))
 
 
-def char_ngrams(word: str, sizes: tuple[int, ...] = (3, 4)) -> list[str]:
-    """Character n-grams of a word padded with boundary marks, for unseen spellings."""
-    padded = f"<{word}>"
-    return [padded[i : i + n] for n in sizes for i in range(len(padded) - n + 1)]
-
-
 def sw_stem(word: str) -> str | None:
     """The root of a Swahili-shaped verb ("kununua" -> "nunu"), or None for other words."""
     if len(word) < 5:

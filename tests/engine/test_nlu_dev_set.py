@@ -45,13 +45,8 @@ def test_accuracy_stays_above_its_floor(label: str) -> None:
     assert hits / len(judged) >= FLOORS[label]
 
 
+# dev5-dev10 train the language model (journeys/nlu/DATA.md); these three only measure.
 LANGUAGE_FLOORS = {
-    "dev5": 0.95,
-    "dev6": 0.95,
-    "dev7": 0.93,
-    "dev8": 0.92,
-    "dev9": 0.97,
-    "dev10": 0.95,
     "dev11": 0.96,
     "dev12": 0.97,
     "dev13": 0.97,
