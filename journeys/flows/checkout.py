@@ -18,8 +18,8 @@ from journeys.flows.stale import QUOTE_STEPS, quote_is_stale
 from journeys.flows.state import FlowState
 from journeys.templates.text_nodes import order_status_response, product_disambiguate
 from journeys.tooling import Called
-from tulia.campaigns.nudges import record_stock_request
 from tulia import clock
+from tulia.campaigns.nudges import record_stock_request
 from tulia.text import format_money
 
 MAX_VARIANT_CHOICES = 12
@@ -60,13 +60,13 @@ def _answers(state: FlowState, step: str, text: str) -> bool:
 def advance(turn: FlowTurn, step: str) -> FlowState:
     if names_paying_phone(step, turn.text):
         return _pay_from(turn, parse.mobile_number(turn.text) or "")
+    declined = step == "confirm" and parse.is_no(turn.text)
+    if step in QUOTE_STEPS and quote_is_stale(turn.state) and not declined:
+        return requote(turn)
     return _advance(turn, step)
 
 
 def _advance(turn: FlowTurn, step: str) -> FlowState:
-    declined = step == "confirm" and parse.is_no(turn.text)
-    if step in QUOTE_STEPS and quote_is_stale(turn.state) and not declined:
-        return requote(turn)
     if step == "variant":
         return _variant_chosen(turn)
     if step == "quantity":
