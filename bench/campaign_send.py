@@ -27,6 +27,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from uuid import UUID
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -163,7 +164,7 @@ def capacity(twilio: TwilioEmulator, shops: int, per_shop: int, workers: int) ->
           f"{workers} worker processes")  # fmt: skip
     made = [shop(twilio, per_shop, tier="unlimited", rate=30000) for _ in range(shops)]
     for tenant_id, campaign in made:  # audiences written before the clock starts
-        sending.build_audience(tenant_id, campaign)
+        sending.build_audience(UUID(tenant_id), campaign)
     total = shops * per_shop
     before = len(twilio.sent)
     started = time.monotonic()
@@ -185,7 +186,7 @@ def capacity(twilio: TwilioEmulator, shops: int, per_shop: int, workers: int) ->
                 "queued_at", "claimed_at", "outbound__sent_at"
             )
             for queued, claimed, accepted in rows.iterator(chunk_size=5000):
-                if accepted:
+                if accepted and claimed:
                     queued_to_sent.append((accepted - queued).total_seconds())
                     claim_to_sent.append((accepted - claimed).total_seconds())
     for name, values in (("queued->sent", queued_to_sent), ("claimed->sent", claim_to_sent)):
@@ -208,7 +209,7 @@ def _rss(pid: int) -> float:
 def crash(twilio: TwilioEmulator, recipients: int) -> None:
     print(f"\n(c) worker SIGKILLed mid-campaign: {recipients} recipients, a tenth opt out")
     tenant_id, campaign = shop(twilio, recipients, tier="unlimited", rate=30000)
-    sending.build_audience(tenant_id, campaign)
+    sending.build_audience(UUID(tenant_id), campaign)
     with tenant_context(tenant_id):
         quitters = list(
             Customer.objects.order_by("?").values_list("pk", "phone_e164")[: recipients // 10]

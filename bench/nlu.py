@@ -28,7 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import resource
 
-from bench import nlu_public
+import nlu_public  # a sibling script: bench/ is the script directory on sys.path
+
 from journeys.nlu import model
 from journeys.nlu.corpus import heldout_examples
 from journeys.nlu.governor import classify_governor
