@@ -93,12 +93,8 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.startswith(_CONTENT_PREFIX):
             self._content("POST")
             return
-        account_sid = self._account_from_path()
+        account_sid = self._signed_in_account()
         if account_sid is None:
-            self._reply(404, _error(404, 20404, "The requested resource was not found"))
-            return
-        if not self._authorised(account_sid):
-            self._reply(401, _error(401, 20003, "Authentication Error"))
             return
         length = int(self.headers.get("Content-Length") or 0)
         form = {k: v[-1] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
@@ -109,15 +105,23 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.startswith(_CONTENT_PREFIX):
             self._content("GET")
             return
-        account_sid = self._account_from_path()
+        account_sid = self._signed_in_account()
         if account_sid is None:
-            self._reply(404, _error(404, 20404, "The requested resource was not found"))
-            return
-        if not self._authorised(account_sid):
-            self._reply(401, _error(401, 20003, "Authentication Error"))
             return
         query = {k: v[-1] for k, v in parse_qs(self.path.partition("?")[2]).items()}
         self._reply(200, self.server.emulator.list_messages(account_sid, query))
+
+    def _signed_in_account(self) -> str | None:
+        """The account in the path when the request's Basic auth is its own; otherwise
+        Twilio's 404 or 401 is already answered and None comes back."""
+        account_sid = self._account_from_path()
+        if account_sid is None:
+            self._reply(404, _error(404, 20404, "The requested resource was not found"))
+            return None
+        if not self._authorised(account_sid):
+            self._reply(401, _error(401, 20003, "Authentication Error"))
+            return None
+        return account_sid
 
     def _content(self, method: str) -> None:
         """The Content API: JSON bodies, basic auth by the account that owns the content."""
