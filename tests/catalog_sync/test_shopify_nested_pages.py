@@ -45,7 +45,8 @@ def shoe(shopify):
 
 
 def test_the_import_reads_every_size_at_every_location(tenant, shopify, shopify_shop, shoe) -> None:
-    assert len(SIZES) > queries.VARIANTS_FIRST and len(LOCATIONS) > queries.LEVELS_FIRST
+    assert len(SIZES) > queries.VARIANTS_FIRST
+    assert len(LOCATIONS) > queries.LEVELS_FIRST
     _import(tenant, shopify_shop)
     variants = _variants(tenant, shoe.id)
     assert sorted(variants) == sorted(SIZES)
@@ -69,7 +70,8 @@ def test_a_webhook_for_a_location_beyond_the_first_page_lands_on_the_right_size(
 ) -> None:
     _import(tenant, shopify_shop)
     delivery = shopify.set_stock(shoe.id, 0, location=LOCATIONS[-1], variant=len(SIZES) - 1)
-    assert delivery is not None and replay(delivery) == 200
+    assert delivery is not None
+    assert replay(delivery) == 200
     assert _variants(tenant, shoe.id)[SIZES[-1]].stock == 2 * 4
     assert _variants(tenant, shoe.id)[SIZES[0]].stock == 2 * 5
 

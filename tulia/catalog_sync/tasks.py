@@ -92,3 +92,22 @@ app.conf.beat_schedule = {
         "schedule": SWEEP_EVERY_SECONDS,
     },
 }
+
+
+@shared_task(
+    name="catalog_sync.push_order",
+    acks_late=True,
+    autoretry_for=(SyncError,),
+    retry_backoff=15,
+    retry_backoff_max=1800,
+    max_retries=12,
+)
+def push_order(tenant_id: str, order_id: int) -> list[str]:
+    from tulia.catalog_sync.push import push_paid_order
+
+    try:
+        return push_paid_order(tenant_id, order_id)
+    except SyncError as exc:
+        if not exc.retryable:
+            return []  # queued as a conflict for the owner; sending again cannot help
+        raise

@@ -62,3 +62,20 @@ class UpstreamProduct:
 class Page:
     products: list[UpstreamProduct]
     next_cursor: str  # "" when this was the last page
+
+
+@dataclass(frozen=True)
+class PushLine:
+    """One line of a paid WhatsApp order, in the store's own ids."""
+
+    product_id: str
+    variant_id: str  # Shopify: always; WooCommerce: the variation, "" for a simple product
+    quantity: int
+    unit_price: Decimal
+
+
+@dataclass(frozen=True)
+class PaidOrder:
+    key: str  # ours, sent along so a lost answer can be found again
+    reference: str
+    lines: tuple[PushLine, ...]

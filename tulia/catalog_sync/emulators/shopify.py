@@ -100,6 +100,8 @@ class ShopifyEmulator(EmulatorServer):
         # Every change in the same second as the one before (Shopify's timestamps are
         # whole seconds, so two quick edits can carry the same `updated_at`).
         self.same_second = False
+        # Carry out the next mutation but answer 502, as if the answer was lost on the way.
+        self.lose_next_answer = False
         self._ids = itertools.count(7_000_000_001)
         self._clock = datetime(2026, 11, 1, tzinfo=UTC)
         self._lock = threading.Lock()
@@ -257,7 +259,11 @@ class ShopifyEmulator(EmulatorServer):
         if not self._covered(requested):
             return self._throttled(requested)
         data = handler(query, variables)
-        actual = cost.MUTATION_COST if query.lstrip().startswith("mutation") else None
+        mutation = query.lstrip().startswith("mutation")
+        if mutation and self.lose_next_answer:
+            self.lose_next_answer = False
+            return Reply(502, {"errors": "Bad Gateway"})
+        actual = cost.MUTATION_COST if mutation else None
         return self._answer(data, requested, actual or max(cost.actual_cost(data), 1))
 
     def _operations(self) -> dict[str, Any]:

@@ -78,6 +78,9 @@ class WooEmulator(EmulatorServer):
         self.route("GET", rf"{api}/products/(?P<pid>\d+)/variations", self._variations)
         self.route("GET", f"{api}/settings/general/woocommerce_currency", self._currency)
         self.route("POST", f"{api}/webhooks", self._subscribe)
+        self.route("POST", f"{api}/orders", self._create_order)
+        self.route("GET", f"{api}/orders", self._orders)
+        self.orders: list[dict[str, Any]] = []
 
     # --- the store's own data -----------------------------------------------------------
     def _tick(self) -> datetime:
@@ -267,3 +270,48 @@ class WooEmulator(EmulatorServer):
                 "status": "active",
             },
         )
+
+    # --- orders -------------------------------------------------------------------------
+    def _create_order(self, request: Request) -> Reply:
+        refused = self._gate(request)
+        if refused:
+            return refused
+        body = request.json() or {}
+        lines = body.get("line_items") or []
+        with self._lock:
+            targets = []
+            for line in lines:
+                pid = int(line.get("variation_id") or line.get("product_id") or 0)
+                if pid not in self.products:
+                    return Reply(
+                        400,
+                        {"code": "woocommerce_rest_invalid_product_id", "message": "Invalid ID."},
+                    )
+                targets.append((self.products[pid], int(line.get("quantity") or 1)))
+            # set_paid completes the payment, and payment completion reduces stock.
+            for product, quantity in targets if body.get("set_paid") else []:
+                product.stock -= quantity
+                product.modified = self._tick()
+            order = {
+                "id": next(self._ids),
+                "status": body.get("status") or "pending",
+                "date_created_gmt": _gmt(datetime.now(tz=UTC)),
+                "meta_data": body.get("meta_data") or [],
+                "line_items": lines,
+            }
+            self.orders.append(order)
+        for product, _ in targets if body.get("set_paid") else []:
+            self._notify("product.updated", product)
+        return Reply(201, order)
+
+    def _orders(self, request: Request) -> Reply:
+        refused = self._gate(request)
+        if refused:
+            return refused
+        after = request.query.get("after") or ""
+        with self._lock:
+            rows = [o for o in self.orders if o["date_created_gmt"] > after[:19]]
+        per_page = min(int(request.query.get("per_page") or 10), 100)
+        page = max(int(request.query.get("page") or 1), 1)
+        headers = {"X-WP-TotalPages": str(max(math.ceil(len(rows) / per_page), 1))}
+        return Reply(200, rows[(page - 1) * per_page : page * per_page], headers=headers)

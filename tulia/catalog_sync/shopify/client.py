@@ -18,7 +18,7 @@ from tulia.catalog_sync.errors import SyncError
 from tulia.catalog_sync.hosts import shopify_graphql_url
 from tulia.catalog_sync.http import call, json_body
 from tulia.catalog_sync.shopify import queries
-from tulia.catalog_sync.upstream import Level, Page, UpstreamProduct, UpstreamVariant
+from tulia.catalog_sync.upstream import Level, Page, PaidOrder, UpstreamProduct, UpstreamVariant
 
 MAX_THROTTLE_WAITS = 20
 DEFAULT_OPTION = "Default Title"
@@ -163,6 +163,47 @@ class ShopifyClient:
             if not _has_more(page):
                 return
             after = _end(page)
+
+    def find_order(self, order: PaidOrder) -> str:
+        """The id of an order we created earlier under `order.key`, or ""."""
+        answer = self.query(queries.ORDERS_TAGGED, {"query": f"tag:'{order.key}'"})
+        for node in (answer.get("orders") or {}).get("nodes") or []:
+            if order.key in (node.get("tags") or []):
+                return str(node["id"])
+        return ""
+
+    def create_order(self, order: PaidOrder) -> str:
+        """Create the paid order in the shop, taking its goods from the shop's stock."""
+        variables = {
+            "order": {
+                "currency": "KES",
+                "financialStatus": "PAID",
+                "sourceName": "tulia-whatsapp",
+                "sourceIdentifier": order.key,
+                "tags": [order.key, "whatsapp"],
+                "note": f"WhatsApp order {order.reference}, paid and recorded in Tulia",
+                "lineItems": [
+                    {
+                        "variantId": f"gid://shopify/ProductVariant/{line.variant_id}",
+                        "quantity": line.quantity,
+                        "priceSet": {
+                            "shopMoney": {"amount": str(line.unit_price), "currencyCode": "KES"}
+                        },
+                    }
+                    for line in order.lines
+                ],
+            },
+            "options": {
+                "inventoryBehaviour": "DECREMENT_OBEYING_POLICY",
+                "sendReceipt": False,
+                "sendFulfillmentReceipt": False,
+            },
+        }
+        answer = self.query(queries.ORDER_CREATE, variables).get("orderCreate") or {}
+        problems = answer.get("userErrors") or []
+        if problems or not (answer.get("order") or {}).get("id"):
+            raise SyncError("order_refused", str(problems or "no order")[:300], retryable=False)
+        return str(answer["order"]["id"])
 
     def subscribe(self, callback_url: str) -> None:
         for topic in WEBHOOK_TOPICS:
