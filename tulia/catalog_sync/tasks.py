@@ -26,11 +26,11 @@ STUCK_AFTER = timedelta(minutes=2)
     retry_backoff=30,
     max_retries=5,
 )
-def import_catalog(tenant_id: str, connection_id: int) -> int:
+def import_catalog(tenant_id: str, connection_id: int, run: int | None = None) -> int:
     from tulia.catalog_sync.sync import run_import
 
     try:
-        return run_import(tenant_id, connection_id)
+        return run_import(tenant_id, connection_id, run=run)
     except SyncError as exc:
         if not exc.retryable:
             return -1  # recorded on the connection for the owner; retrying cannot help

@@ -30,6 +30,8 @@ class UpstreamVariant:
     attributes: dict[str, str]
     inventory_item_id: str = ""
     levels: tuple[Level, ...] = ()
+    # False: the store does not count this one (sold as available, `stock` unused).
+    tracked: bool = True
 
 
 @dataclass(frozen=True)
@@ -52,10 +54,6 @@ class UpstreamProduct:
         """The item's price: its own when simple, else the lowest variant price ("from")."""
         prices = [variant.price for variant in self.variants]
         return min(prices) if prices else Decimal(0)
-
-    @property
-    def stock(self) -> int:
-        return sum(max(variant.stock, 0) for variant in self.variants)
 
 
 @dataclass(frozen=True)

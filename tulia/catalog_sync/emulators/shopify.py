@@ -51,6 +51,7 @@ class FakeVariant:
     inventory_item_id: int
     levels: dict[int, int]  # location id → available
     level_updated: datetime
+    tracked: bool = True
 
 
 @dataclass
@@ -95,6 +96,7 @@ class ShopifyEmulator(EmulatorServer):
         # the same shop's bucket, as happens in real shops).
         self.force_throttle = 0
         self.cursors_asked: list[str | None] = []
+        self.operations: list[str] = []  # every GraphQL operation name asked, in order
         self.currency = "KES"
         self.orders: list[FakeOrder] = []
         # Every change in the same second as the one before (Shopify's timestamps are
@@ -206,6 +208,7 @@ class ShopifyEmulator(EmulatorServer):
                     "option3": values[2],
                     "inventory_item_id": v.inventory_item_id,
                     "inventory_quantity": sum(v.levels.values()),
+                    "inventory_management": "shopify" if v.tracked else None,
                     "admin_graphql_api_id": f"gid://shopify/ProductVariant/{v.id}",
                 }
             )
@@ -250,7 +253,9 @@ class ShopifyEmulator(EmulatorServer):
         body = request.json() or {}
         query, variables = str(body.get("query") or ""), body.get("variables") or {}
         found = _OPERATION.search(query)
-        handler = self._operations().get(found.group(2) if found else "")
+        name = found.group(2) if found else ""
+        self.operations.append(name)
+        handler = self._operations().get(name)
         if handler is None:
             return Reply(200, {"errors": [{"message": "emulator: unknown operation"}]})
         requested = cost.requested_cost(query, variables)
@@ -383,6 +388,7 @@ class ShopifyEmulator(EmulatorServer):
                 "selectedOptions": [{"name": k, "value": val} for k, val in v.options.items()],
                 "inventoryItem": {
                     "id": f"gid://shopify/InventoryItem/{v.inventory_item_id}",
+                    "tracked": v.tracked,
                     "inventoryLevels": self._levels(v, query, variables),
                 },
             }

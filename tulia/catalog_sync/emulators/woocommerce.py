@@ -31,6 +31,8 @@ class FakeWooProduct:
     parent_id: int = 0
     attributes: list[dict[str, Any]] = field(default_factory=list)
     variations: list[int] = field(default_factory=list)
+    # False: the shop does not count it ("Manage stock" unticked); it sells as in stock.
+    manage_stock: bool = True
 
 
 @dataclass
@@ -71,6 +73,7 @@ class WooEmulator(EmulatorServer):
         self._ids = itertools.count(100)
         self._deliveries = itertools.count(1)
         self._clock = datetime(2026, 11, 1, tzinfo=UTC)
+        self.same_second = False  # two quick edits stamped with one `date_modified_gmt`
         self._lock = threading.Lock()
         api = "/wp-json/wc/v3"
         self.route("GET", f"{api}/products", self._list)
@@ -84,6 +87,9 @@ class WooEmulator(EmulatorServer):
 
     # --- the store's own data -----------------------------------------------------------
     def _tick(self) -> datetime:
+        """A later second for each change (the same one in `same_second` mode)."""
+        if self.same_second:
+            return self._clock
         self._clock = max(
             self._clock + timedelta(seconds=1), datetime.now(tz=UTC).replace(microsecond=0)
         )
@@ -157,9 +163,11 @@ class WooEmulator(EmulatorServer):
             "price": product.price,
             "regular_price": product.price,
             "sale_price": "",
-            "manage_stock": True,
-            "stock_quantity": product.stock,
-            "stock_status": "instock" if product.stock > 0 else "outofstock",
+            "manage_stock": product.manage_stock,
+            "stock_quantity": product.stock if product.manage_stock else None,
+            "stock_status": "instock"
+            if product.stock > 0 or not product.manage_stock
+            else "outofstock",
             "images": [],
             "attributes": product.attributes,
             "variations": product.variations,
@@ -290,7 +298,7 @@ class WooEmulator(EmulatorServer):
                 targets.append((self.products[pid], int(line.get("quantity") or 1)))
             # set_paid completes the payment, and payment completion reduces stock.
             for product, quantity in targets if body.get("set_paid") else []:
-                product.stock -= quantity
+                product.stock -= quantity if product.manage_stock else 0
                 product.modified = self._tick()
             order = {
                 "id": next(self._ids),

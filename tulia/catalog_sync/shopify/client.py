@@ -248,6 +248,7 @@ def _variant(node: dict[str, Any]) -> UpstreamVariant:
         attributes={k: v for k, v in options.items() if v != DEFAULT_OPTION},
         inventory_item_id=numeric_id(item["id"]) if item.get("id") else "",
         levels=_levels(item) if item.get("id") else (),
+        tracked=item.get("tracked") is not False,
     )
 
 

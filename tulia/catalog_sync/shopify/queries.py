@@ -23,7 +23,7 @@ _LEVEL = 'updatedAt location { id } quantities(names: ["available"]) { name quan
 def _variant(levels_first: int) -> str:
     return (
         "id sku price inventoryQuantity selectedOptions { name value } "
-        f"inventoryItem {{ id inventoryLevels(first: {levels_first}) "
+        f"inventoryItem {{ id tracked inventoryLevels(first: {levels_first}) "
         f"{{ {_PAGE_INFO} nodes {{ {_LEVEL} }} }} }}"
     )
 
