@@ -22,6 +22,7 @@ from tulia.catalog_sync.models import (
     ReconcileRun,
     StoreConnection,
     SyncConflict,
+    UpstreamOrder,
     WebhookDelivery,
 )
 from tulia.catalog_sync.sync import begin_import
@@ -181,3 +182,10 @@ class WebhookDeliveryAdmin(ReadOnlyScopedAdmin):
 class ReconcileRunAdmin(ReadOnlyScopedAdmin):
     list_display = ("started_at", "finished_at", "checked", "repaired", "error")
     readonly_fields = ("drift",)
+
+
+@admin.register(UpstreamOrder)
+class UpstreamOrderAdmin(ReadOnlyScopedAdmin):
+    """Paid WhatsApp orders sent to the store (an empty store id: still being retried)."""
+
+    list_display = ("order", "key", "upstream_id", "attempts", "pushed_at", "last_error")

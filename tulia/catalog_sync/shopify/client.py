@@ -73,13 +73,11 @@ class ShopifyClient:
         # What Shopify said each document costs (its `requestedQueryCost`): the bucket
         # must cover that before we send the document again.
         self._costs: dict[str, float] = {}
-        self.round_trips = 0
 
     def query(self, document: str, variables: dict[str, Any]) -> dict[str, Any]:
         """`data` of one query, waiting for the bucket to cover its cost first."""
         for _ in range(MAX_THROTTLE_WAITS):
             self._wait_for(self._costs.get(document, 0.0))
-            self.round_trips += 1
             body = json_body(
                 call(
                     "POST",
