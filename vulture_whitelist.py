@@ -482,6 +482,12 @@ reconcile_all  # unused function (tulia/catalog_sync/tasks.py)
 sweep_deliveries  # unused function (tulia/catalog_sync/tasks.py)
 _.throttled  # unused attribute (tulia/catalog_sync/emulators/shopify.py)
 _.delete_product  # unused method (tulia/catalog_sync/emulators/shopify.py)
+_.restart_import  # unused method (tulia/catalog_sync/admin.py)
+UpstreamOrderAdmin  # unused class (tulia/catalog_sync/admin.py)
+_order_paid  # unused function (tulia/catalog_sync/signals.py): a post_save receiver
+import_progress_at  # unused variable (tulia/catalog_sync/models.py): shown in admin
+_.import_progress_at  # unused attribute (tulia/catalog_sync/sync.py)
+pushed_at  # unused variable (tulia/catalog_sync/models.py): shown in admin
 # Issue 17: read by Django admin/forms, named in seed_demo's DEMO_SEEDERS strings, or
 # a TypedDict field of the graph state.
 FulfilmentSettingsAdmin  # unused class (tulia/commerce/admin.py)

@@ -12,6 +12,8 @@ from tenants.errors import NotFound
 from tools.contract import Tool, ToolInput, ToolOutput
 from tulia.commerce.models import CatalogItem, Variant
 
+NOT_COUNTED = "How many are left; null when the shop does not count it (available, no number)."
+
 
 class CatalogGetItemInput(ToolInput):
     item_id: int = Field(gt=0)
@@ -23,7 +25,7 @@ class VariantOut(ToolOutput):
     attributes: dict[str, Any]
     price: Decimal
     in_stock: bool
-    stock: int
+    stock: int | None = Field(description=NOT_COUNTED)
 
 
 class CatalogGetItemOutput(ToolOutput):
@@ -36,7 +38,7 @@ class CatalogGetItemOutput(ToolOutput):
     price: Decimal
     currency: str = "KES"
     in_stock: bool
-    stock: int
+    stock: int | None = Field(description=NOT_COUNTED)
     attributes: dict[str, Any]
     image_url: str
     link_url: str
@@ -50,8 +52,8 @@ def _variant(variant: Variant, item: CatalogItem) -> VariantOut:
         sku=variant.sku,
         attributes=variant.attributes,
         price=price,
-        in_stock=variant.stock > 0,
-        stock=variant.stock,
+        in_stock=variant.is_available,
+        stock=variant.counted_stock,
     )
 
 
@@ -60,7 +62,12 @@ def run(data: CatalogGetItemInput) -> CatalogGetItemOutput:
     if not item.is_active:
         raise NotFound("item not found")
     variants = [_variant(v, item) for v in item.variants.filter(is_active=True).order_by("id")]
-    stock = sum(v.stock for v in variants) if variants else item.stock
+    if variants:
+        counts = [v.stock for v in variants]
+        stock = None if None in counts else sum(c for c in counts if c is not None)
+        in_stock = any(v.in_stock for v in variants)
+    else:
+        stock, in_stock = item.counted_stock, item.is_available
     return CatalogGetItemOutput(
         item_id=item.pk,
         sku=item.sku,
@@ -69,7 +76,7 @@ def run(data: CatalogGetItemInput) -> CatalogGetItemOutput:
         brand=item.brand,
         category=item.category.name if item.category_id and item.category else None,
         price=item.price,
-        in_stock=stock > 0,
+        in_stock=in_stock,
         stock=stock,
         attributes=item.attributes,
         image_url=item.image_url,

@@ -48,10 +48,10 @@ def _summary(item: CatalogItem, variants: list[Variant]) -> ItemSummary:
     prices = [v.price if v.price is not None else item.price for v in variants] or [item.price]
     options: dict[str, set[str]] = {}
     for variant in variants:
-        if variant.stock > 0:
+        if variant.is_available:
             for key, value in variant.attributes.items():
                 options.setdefault(str(key), set()).add(str(value))
-    stocked = any(v.stock > 0 for v in variants) if variants else item.stock > 0
+    stocked = any(v.is_available for v in variants) if variants else item.is_available
     return ItemSummary(
         item_id=item.pk,
         name=item.name,

@@ -16,6 +16,7 @@ from tenants.context import tenant_context
 from tenants.crypto import Secret
 from tenants.models import Tenant
 from tenants.services import get_or_create_customer
+from tests.payments.conftest import daraja, post_callback  # noqa: F401 - shared fixtures
 from tulia.catalog_sync import connectors
 from tulia.catalog_sync.emulators.shopify import ShopifyEmulator
 from tulia.catalog_sync.emulators.webhooks import Delivery, sign

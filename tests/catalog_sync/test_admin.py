@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.admin.models import LogEntry
 from django.test import Client
 
 from tenants.context import tenant_context
 from tenants.services import add_staff_member
+from tulia.catalog_sync.connectors import client_for
 from tulia.catalog_sync.models import ImportStatus, StoreConnection
+from tulia.catalog_sync.sync import run_import
 from tulia.commerce.models import CatalogItem
 
 from .conftest import APP_SECRET, SHOP_TOKEN, host_of
@@ -78,3 +81,60 @@ def test_secrets_are_never_rendered_back(tenant, shopify, shopify_shop) -> None:
 def test_an_agent_cannot_connect_a_store(tenant, shopify) -> None:
     client = _signed_in(tenant, "agent")
     assert client.post(ADD, _form(tenant, shopify)).status_code == 403
+
+
+CHANGELIST = "/admin/catalog_sync/storeconnection/"
+
+
+def _lost_import(tenant, shopify, connection) -> None:
+    """An import whose worker died after page 1: still "running", nobody running it."""
+    shopify.seed(25, sized_every=0)
+    with tenant_context(tenant.id):
+        StoreConnection.objects.filter(pk=connection.pk).update(import_status="running")
+    pages = client_for(connection).products_page
+    fetched: list[str] = []
+
+    def killed_on_page_two(cursor: str):
+        fetched.append(cursor)
+        if len(fetched) == 2:
+            raise RuntimeError("the worker was killed")
+        return pages(cursor)
+
+    with pytest.raises(RuntimeError):
+        run_import(tenant.id, connection.pk, fetch=killed_on_page_two)
+
+
+def test_an_owner_restarts_a_lost_import_and_it_resumes_audited(
+    tenant, shopify, shopify_shop, django_capture_on_commit_callbacks
+) -> None:
+    _lost_import(tenant, shopify, shopify_shop)
+    shopify.cursors_asked.clear()
+    client = _signed_in(tenant, "owner")
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = client.post(
+            CHANGELIST, {"action": "restart_import", "_selected_action": [shopify_shop.pk]}
+        )
+    assert answer.status_code == 302
+    with tenant_context(tenant.id):
+        connection = StoreConnection.objects.get(pk=shopify_shop.pk)
+        assert CatalogItem.objects.count() == 25
+    assert (connection.import_status, connection.imported_count) == (ImportStatus.DONE, 25)
+    assert None not in shopify.cursors_asked  # resumed after page 1, not from the start
+    entry = LogEntry.objects.get(object_id=str(shopify_shop.pk), user__username="owner_s")
+    assert "import restarted" in entry.get_change_message()
+
+
+def test_an_agent_cannot_restart_an_import(tenant, shopify, shopify_shop) -> None:
+    _lost_import(tenant, shopify, shopify_shop)
+    client = _signed_in(tenant, "agent")
+    client.post(CHANGELIST, {"action": "restart_import", "_selected_action": [shopify_shop.pk]})
+    with tenant_context(tenant.id):
+        assert StoreConnection.objects.get(pk=shopify_shop.pk).import_run == 0
+    assert not LogEntry.objects.exists()
+
+
+def test_a_superseded_run_stops_before_its_next_page(tenant, shopify, shopify_shop) -> None:
+    _lost_import(tenant, shopify, shopify_shop)
+    with tenant_context(tenant.id):
+        StoreConnection.objects.filter(pk=shopify_shop.pk).update(import_run=7)
+    assert run_import(tenant.id, shopify_shop.pk, run=0) == 10  # only page 1 was applied

@@ -7,7 +7,14 @@ from decimal import Decimal
 import pytest
 
 from tenants.context import tenant_context
-from tulia.catalog_sync.models import DeliveryStatus, ExternalProduct, WebhookDelivery
+from tools.runner import call_tool
+from tulia.catalog_sync.models import (
+    DeliveryStatus,
+    ExternalProduct,
+    StoreConnection,
+    WebhookDelivery,
+)
+from tulia.catalog_sync.sync import run_import
 from tulia.commerce.models import CatalogItem, Variant
 
 from .conftest import fixture_body
@@ -113,3 +120,39 @@ def test_a_variation_change_from_the_emulator_updates_that_size(
     with tenant_context(tenant.id):
         stock = {v.attributes["Size"]: v.stock for v in Variant.objects.all()}
     assert stock == {"M": 4, "L": 0}
+
+
+def test_a_product_the_store_does_not_count_is_sold_without_a_made_up_count(
+    tenant, woo, woo_shop, replay
+) -> None:
+    uncounted = woo.add_product("Handmade basket", "1200", notify=False)
+    uncounted.manage_stock = False
+    sized = woo.add_product("Ankara shirt", "2200", sizes=("M", "L"), notify=False)
+    for child in sized.variations:
+        woo.products[child].manage_stock = False
+    with tenant_context(tenant.id):
+        StoreConnection.objects.filter(pk=woo_shop.pk).update(import_status="running")
+    run_import(tenant.id, woo_shop.pk)
+    for product in (uncounted, sized):
+        quoted = _quote(tenant, product.id)
+        assert quoted.in_stock is True
+        assert quoted.stock is None  # available, and no number for the bot to quote
+        assert all(v.stock is None and v.in_stock for v in quoted.variants)
+    # The shop starts counting: the count arrives with the next update.
+    uncounted.manage_stock = True
+    delivery = woo.update(uncounted.id, stock=3)
+    assert delivery is not None
+    assert replay(delivery) == 200
+    assert _quote(tenant, uncounted.id).stock == 3
+
+
+def _quote(tenant, external_id: int):
+    with tenant_context(tenant.id):
+        item_id = ExternalProduct.objects.get(external_id=str(external_id)).item_id
+    args = {
+        "tenant_id": str(tenant.id),
+        "request_id": "r",
+        "conversation_id": 1,
+        "item_id": item_id,
+    }
+    return call_tool("catalog_get_item", args).unwrap()

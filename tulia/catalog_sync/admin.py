@@ -17,10 +17,12 @@ from tenants.roles import is_owner, role_action
 from tulia.catalog_sync import connectors
 from tulia.catalog_sync.errors import SyncError
 from tulia.catalog_sync.models import (
+    ImportStatus,
     Platform,
     ReconcileRun,
     StoreConnection,
     SyncConflict,
+    UpstreamOrder,
     WebhookDelivery,
 )
 from tulia.catalog_sync.sync import begin_import
@@ -86,8 +88,14 @@ class StoreConnectionForm(forms.ModelForm):
 class StoreConnectionAdmin(TenantScopedAdmin):
     form = StoreConnectionForm
     list_display = ("__str__", "import_status", "imported_count", "stock_owner", "tenant")
-    readonly_fields = ("import_status", "imported_count", "last_error", "import_finished_at")
-    actions = ("start_import", "reconcile_now")
+    readonly_fields = (
+        "import_status",
+        "imported_count",
+        "last_error",
+        "import_progress_at",
+        "import_finished_at",
+    )
+    actions = ("start_import", "restart_import", "reconcile_now")
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         connectors.prepare(obj)
@@ -114,6 +122,30 @@ class StoreConnectionAdmin(TenantScopedAdmin):
     def start_import(self, request: HttpRequest, queryset: QuerySet[StoreConnection]) -> None:
         started = sum(begin_import(c.tenant_id, c.pk) for c in queryset)
         messages.info(request, f"{started} import(s) started.")
+
+    @role_action(
+        "catalog_sync.connection.import",
+        description="Restart a lost or failed import (resumes after the last saved page)",
+    )
+    def restart_import(self, request: HttpRequest, queryset: QuerySet[StoreConnection]) -> None:
+        restarted = 0
+        for connection in queryset:
+            if connection.import_status not in (ImportStatus.RUNNING, ImportStatus.FAILED):
+                continue  # nothing lost: "Import the catalog now" starts a new one
+            begin_import(connection.tenant_id, connection.pk, restart=True)
+            where = (
+                f"page cursor {connection.import_cursor!r}"
+                if connection.import_cursor
+                else ("the first page")
+            )
+            self.log_change(
+                request,
+                connection,
+                f"import restarted ({connection.import_status}, last error "
+                f"{connection.last_error or 'none'}) from {where}",
+            )
+            restarted += 1
+        messages.info(request, f"{restarted} import(s) restarted.")
 
     @role_action(
         "catalog_sync.connection.reconcile", description="Compare with the store and repair"
@@ -150,3 +182,10 @@ class WebhookDeliveryAdmin(ReadOnlyScopedAdmin):
 class ReconcileRunAdmin(ReadOnlyScopedAdmin):
     list_display = ("started_at", "finished_at", "checked", "repaired", "error")
     readonly_fields = ("drift",)
+
+
+@admin.register(UpstreamOrder)
+class UpstreamOrderAdmin(ReadOnlyScopedAdmin):
+    """Paid WhatsApp orders sent to the store (an empty store id: still being retried)."""
+
+    list_display = ("order", "key", "upstream_id", "attempts", "pushed_at", "last_error")

@@ -40,8 +40,9 @@ ITEM_FIELDS = (
     "is_active",
     "price",
     "stock",
+    "stock_tracked",
 )
-VARIANT_FIELDS = ("attributes", "price", "stock", "is_active")
+VARIANT_FIELDS = ("attributes", "price", "stock", "stock_tracked", "is_active")
 OPEN_ORDER = frozenset(set(OrderStatus.values) - {OrderStatus.DELIVERED, OrderStatus.CANCELLED})
 _TAGS = re.compile(r"<[^>]+>")
 
@@ -50,6 +51,9 @@ _TAGS = re.compile(r"<[^>]+>")
 class Applied:
     item_id: int | None = None
     stale: bool = False
+    # Same `updated_at` as the state we hold, but different: which is newer cannot be
+    # told from the event, so nothing was applied and the caller asks the store.
+    tie: bool = False
     created: bool = False
     changes: list[str] = field(default_factory=list)  # what we changed to match upstream
     kept: list[str] = field(default_factory=list)  # differences we keep (we own stock)
@@ -112,10 +116,28 @@ def _is_stale(mapping: ExternalProduct | None, at: datetime, *, exists_now: bool
 def apply_product(
     connection: StoreConnection, product: UpstreamProduct, *, exists_now: bool = False
 ) -> Applied:
-    """Create or update the item (and variants) from `product` unless we hold newer."""
+    """Create or update the item (and variants) from `product` unless we hold newer.
+
+    `exists_now`: `product` is the store's state as of now (an import, a reconcile, a
+    fetch), so it wins a tie. An event with the same second as the state we hold is
+    applied only if it changes nothing; otherwise it is a tie (Shopify and WooCommerce
+    stamp whole seconds, so two quick edits can share one)."""
     mapping = _locked_mapping(connection, product.external_id)
     if _is_stale(mapping, product.updated_at, exists_now=exists_now):
         return Applied(item_id=mapping.item_id if mapping else None, stale=True)
+    if exists_now or mapping is None or product.updated_at != mapping.upstream_updated_at:
+        return _apply_product(connection, mapping, product)
+    with transaction.atomic():  # a savepoint: the tied event's writes are undone
+        applied = _apply_product(connection, mapping, product)
+        if applied.changes:
+            transaction.set_rollback(True)
+            return Applied(item_id=mapping.item_id, tie=True)
+    return applied
+
+
+def _apply_product(
+    connection: StoreConnection, mapping: ExternalProduct | None, product: UpstreamProduct
+) -> Applied:
     if mapping is None:
         mapping = ExternalProduct(
             tenant_id=connection.tenant_id, connection=connection, external_id=product.external_id
@@ -180,10 +202,12 @@ def _fill_item(
     price = _shillings(connection, product.external_id, product.price)
     _set(item, "price", price, applied, label)
     if product.simple:
+        only = product.variants[0]
+        _set(item, "stock_tracked", only.tracked, applied, label)
         _set_stock(
             connection,
             item,
-            _variant_stock(connection, product.variants[0]),
+            _variant_stock(connection, only),
             applied,
             product.external_id,
             first_time=first_time,
@@ -271,6 +295,7 @@ def _apply_variant(
     price = _shillings(connection, link.product.external_id, upstream.price)
     _set(variant, "price", None if price == item.price else price, applied, variant.sku)
     _set(variant, "is_active", True, applied, variant.sku)
+    _set(variant, "stock_tracked", upstream.tracked, applied, variant.sku)
     stock = _variant_stock(connection, upstream)
     _set_stock(connection, variant, stock, applied, link.product.external_id, first_time=first_time)
     if first_time or len(applied.changes) > changes_before:
@@ -278,8 +303,9 @@ def _apply_variant(
     return variant
 
 
-def _store_level(connection: StoreConnection, level: Level) -> bool:
-    """Keep one location's level unless we already hold a newer one; True if kept."""
+def _store_level(connection: StoreConnection, level: Level, *, now: bool = True) -> str:
+    """Keep one location's level unless we hold a newer one: "kept", "stale", or "tie"
+    (an event, `now` False, with the same second as a different level we hold)."""
     row = (
         StockLevel.objects.select_for_update()
         .filter(
@@ -291,7 +317,9 @@ def _store_level(connection: StoreConnection, level: Level) -> bool:
         .first()
     )
     if row is not None and row.upstream_updated_at > level.updated_at:
-        return False
+        return "stale"
+    if row is not None and row.upstream_updated_at == level.updated_at and not now:
+        return "kept" if row.available == level.available else "tie"
     row = row or StockLevel(
         tenant_id=connection.tenant_id,
         connection=connection,
@@ -300,11 +328,12 @@ def _store_level(connection: StoreConnection, level: Level) -> bool:
     )
     row.available, row.upstream_updated_at = level.available, level.updated_at
     row.save()
-    return True
+    return "kept"
 
 
-def apply_level(connection: StoreConnection, level: Level) -> Applied:
-    """One location's stock changed: the variant's stock becomes the sum of its locations."""
+def apply_level(connection: StoreConnection, level: Level, *, now: bool = False) -> Applied:
+    """One location's stock changed: the variant's stock becomes the sum of its locations.
+    `now`: the store's level as of now (a fetch after a tie), which wins a tie."""
     link = (
         ExternalVariant.objects.select_related("variant", "product__item")
         .filter(
@@ -314,8 +343,10 @@ def apply_level(connection: StoreConnection, level: Level) -> Applied:
         )
         .first()
     )
-    if not _store_level(connection, level):
-        return Applied(item_id=link.product.item_id if link else None, stale=True)
+    kept = _store_level(connection, level, now=now)
+    if kept != "kept":
+        item_id = link.product.item_id if link else None
+        return Applied(item_id=item_id, stale=kept == "stale", tie=kept == "tie")
     if link is None or link.product.item is None:
         return Applied()  # an item we do not sell (yet): the level waits for its product
     total = (

@@ -16,7 +16,7 @@ from tenants.crypto import Secret
 from tulia.catalog_sync.errors import SyncError
 from tulia.catalog_sync.models import Platform, StoreConnection
 from tulia.catalog_sync.shopify.client import ShopifyClient
-from tulia.catalog_sync.upstream import UpstreamProduct
+from tulia.catalog_sync.upstream import Level, UpstreamProduct
 from tulia.catalog_sync.woocommerce.client import WooClient
 
 CURRENCY = "KES"
@@ -73,8 +73,14 @@ def register_webhooks(connection: StoreConnection) -> None:
         client.subscribe(webhook_url(connection), connection.webhook_secret.reveal())
 
 
-def fetch_product(connection: StoreConnection, external_id: str) -> UpstreamProduct:
+def fetch_product(connection: StoreConnection, external_id: str) -> UpstreamProduct | None:
+    """The product as the store holds it now, every variant included; None if gone."""
+    return client_for(connection).product(external_id)
+
+
+def fetch_levels(connection: StoreConnection, inventory_item_id: str) -> tuple[Level, ...]:
+    """Every location's level of one Shopify inventory item, as they are now."""
     client = client_for(connection)
-    if isinstance(client, WooClient):
-        return client.product(external_id)
-    raise SyncError("unsupported", "Shopify webhooks carry the whole product", retryable=False)
+    if isinstance(client, ShopifyClient):
+        return client.item_levels(inventory_item_id)
+    raise SyncError("unsupported", "WooCommerce has no inventory levels", retryable=False)

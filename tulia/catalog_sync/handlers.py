@@ -15,15 +15,16 @@ from django.utils import timezone
 from tenants.context import tenant_context
 from tulia.catalog_sync import apply
 from tulia.catalog_sync.apply import Applied
-from tulia.catalog_sync.connectors import fetch_product
-from tulia.catalog_sync.errors import BadPayload
+from tulia.catalog_sync.connectors import fetch_levels, fetch_product
+from tulia.catalog_sync.errors import BadPayload, SyncError
+from tulia.catalog_sync.indexing import reindex
 from tulia.catalog_sync.ingest import triggered_at
 from tulia.catalog_sync.models import DeliveryStatus, StoreConnection, WebhookDelivery
 from tulia.catalog_sync.shopify import payloads as shopify
-from tulia.catalog_sync.upstream import UpstreamProduct
+from tulia.catalog_sync.upstream import Level, UpstreamProduct
 from tulia.catalog_sync.woocommerce import payloads as woo
-from tulia.commerce.indexing import schedule_indexing
 
+TIE = "tie"
 # Work that may call the store (a WooCommerce product's variations) is prepared before
 # the transaction; the returned step runs inside it, under the locks.
 Step = Callable[[StoreConnection], Applied]
@@ -45,10 +46,44 @@ def _shopify_step(delivery: WebhookDelivery, connection: StoreConnection) -> Ste
 
 def _woo_product(connection: StoreConnection, body: woo.WooProduct) -> UpstreamProduct:
     if body.type == "variation" and body.parent_id:
-        return fetch_product(connection, str(body.parent_id))
+        return _fetched(connection, str(body.parent_id))
     if body.variations:
-        return fetch_product(connection, str(body.id))
+        return _fetched(connection, str(body.id))
     return woo.to_upstream(body, [])
+
+
+def _fetched(connection: StoreConnection, external_id: str) -> UpstreamProduct:
+    product = fetch_product(connection, external_id)
+    if product is None:
+        raise SyncError("gone", f"product {external_id} is gone from the store", retryable=False)
+    return product
+
+
+def _product_id(delivery: WebhookDelivery) -> str:
+    raw = delivery.raw_body.encode()
+    if delivery.connection.platform == "shopify":
+        return shopify.product(raw).external_id
+    body = woo.parse_raw(raw)
+    return str(body.parent_id if body.type == "variation" and body.parent_id else body.id)
+
+
+def _store_now_step(delivery: WebhookDelivery, connection: StoreConnection) -> Step:
+    """After a tie: the store's present state, which no event of that second can beat."""
+    if delivery.topic == "inventory_levels/update":
+        item = shopify.inventory_level(delivery.raw_body.encode()).inventory_item_id
+        levels = fetch_levels(connection, item)
+        return lambda conn: _apply_levels(conn, levels)
+    product = fetch_product(connection, _product_id(delivery))
+    if product is None:
+        return lambda conn: Applied(stale=True)  # deleted meanwhile: its own event follows
+    return lambda conn: apply.apply_product(conn, product, exists_now=True)
+
+
+def _apply_levels(connection: StoreConnection, levels: tuple[Level, ...]) -> Applied:
+    applied = Applied(stale=True)
+    for level in levels:
+        applied = apply.apply_level(connection, level, now=True)
+    return applied
 
 
 def _woo_step(delivery: WebhookDelivery, connection: StoreConnection) -> Step | None:
@@ -78,7 +113,10 @@ def process_delivery(tenant_id: UUID | str, delivery_id: int) -> str:
         step = chooser(delivery, connection)
     except BadPayload as exc:
         return _finish(tenant_id, delivery_id, None, error=str(exc))
-    return _finish(tenant_id, delivery_id, step)
+    status = _finish(tenant_id, delivery_id, step)
+    if status != TIE:
+        return status
+    return _finish(tenant_id, delivery_id, _store_now_step(delivery, connection))
 
 
 def _finish(tenant_id: UUID | str, delivery_id: int, step: Step | None, *, error: str = "") -> str:
@@ -96,9 +134,11 @@ def _finish(tenant_id: UUID | str, delivery_id: int, step: Step | None, *, error
             delivery.status = DeliveryStatus.IGNORED
         else:
             applied = step(delivery.connection)
+            if applied.tie:
+                return TIE  # nothing applied, the delivery still waiting: ask the store
             delivery.status = DeliveryStatus.STALE if applied.stale else DeliveryStatus.APPLIED
             if applied.item_id and not applied.stale:
-                schedule_indexing(tid, [applied.item_id])
+                reindex(tid, [applied.item_id])
         delivery.processed_at = timezone.now()
         delivery.save(update_fields=["status", "error", "processed_at"])
         return delivery.status

@@ -19,7 +19,7 @@ from django.db import models
 from tenants.fields import EncryptedSecretField
 from tenants.models import TenantOwnedModel
 from tulia.catalog_sync.hosts import shop_domain_problem, store_url_problem
-from tulia.commerce.models import CatalogItem, Variant
+from tulia.commerce.models import CatalogItem, Order, Variant
 
 
 class Platform(models.TextChoices):
@@ -71,6 +71,10 @@ class StoreConnection(TenantOwnedModel):
     imported_count = models.PositiveIntegerField(default=0, editable=False)
     last_error = models.CharField(max_length=400, blank=True, editable=False)
     import_finished_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Which run owns the import: a restart takes a new number, and a run that finds its
+    # number superseded stops before applying another page (two never write at once).
+    import_run = models.PositiveIntegerField(default=0, editable=False)
+    import_progress_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -198,6 +202,7 @@ class ConflictKind(models.TextChoices):
     DELETE_WITH_OPEN_ORDERS = "delete_open_orders", "Deleted upstream with open orders"
     PRICE_NOT_WHOLE = "price_not_whole", "Price is not whole shillings"
     NEGATIVE_STOCK = "negative_stock", "Negative stock upstream"
+    ORDER_NOT_PUSHED = "order_not_pushed", "Paid order the store refused"
 
 
 class SyncConflict(TenantOwnedModel):
@@ -238,3 +243,30 @@ class ReconcileRun(TenantOwnedModel):
 
     def __str__(self) -> str:
         return f"reconcile {self.started_at:%Y-%m-%d %H:%M}: {self.repaired} repaired"
+
+
+class UpstreamOrder(TenantOwnedModel):
+    """A paid WhatsApp order created in the store, once: so the store takes the goods from
+    its stock (which ours then follows). `key` travels with the order (a Shopify tag, a
+    WooCommerce meta field), so an attempt whose answer was lost is found, not repeated."""
+
+    connection = models.ForeignKey(StoreConnection, on_delete=models.CASCADE, related_name="+")
+    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=80)
+    upstream_id = models.CharField(max_length=100, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    # A worker sending it holds this lease; another finding it live waits its turn.
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(max_length=400, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    pushed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "connection", "order"], name="sync_order_pushed_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} → {self.upstream_id or 'not yet'}"

@@ -18,6 +18,7 @@ from tenants.errors import NotFound
 from tulia.catalog_sync.apply import apply_delete, apply_product
 from tulia.catalog_sync.connectors import client_for
 from tulia.catalog_sync.errors import SyncError
+from tulia.catalog_sync.indexing import reindex
 from tulia.catalog_sync.models import (
     ExternalProduct,
     ImportStatus,
@@ -25,7 +26,6 @@ from tulia.catalog_sync.models import (
     StoreConnection,
 )
 from tulia.catalog_sync.upstream import Page
-from tulia.commerce.indexing import schedule_indexing
 
 Fetch = Callable[[str], Page]
 MAX_DRIFT_LINES = 500
@@ -39,52 +39,68 @@ def get_connection(tenant_id: UUID | str, connection_id: int) -> StoreConnection
     return found
 
 
-def begin_import(tenant_id: UUID | str, connection_id: int) -> bool:
-    """Mark an import as wanted; False if one is running. A failed import keeps its cursor
-    (the next run resumes); a finished one starts over from the first page."""
+def begin_import(tenant_id: UUID | str, connection_id: int, *, restart: bool = False) -> bool:
+    """Mark an import as wanted; False if one is running (unless `restart`). A failed or
+    restarted import keeps its cursor (the next run resumes); a finished one starts over.
+
+    Each start takes a new run number: a run that finds its number superseded stops
+    before its next page, so restarting a lost import can never leave two writing."""
     with tenant_context(tenant_id) as tid:
         connection = StoreConnection.objects.select_for_update().get(
             tenant_id=tid, pk=connection_id
         )
-        if connection.import_status == ImportStatus.RUNNING:
+        if connection.import_status == ImportStatus.RUNNING and not restart:
             return False
-        if connection.import_status != ImportStatus.FAILED:
+        if connection.import_status not in (ImportStatus.FAILED, ImportStatus.RUNNING):
             connection.import_cursor, connection.imported_count = "", 0
         connection.import_status, connection.last_error = ImportStatus.RUNNING, ""
+        connection.import_run += 1
+        connection.import_progress_at = timezone.now()
         connection.save()
+        run = connection.import_run
     from tulia.catalog_sync.tasks import import_catalog
 
-    transaction.on_commit(lambda: import_catalog.delay(str(tenant_id), connection_id))
+    transaction.on_commit(lambda: import_catalog.delay(str(tenant_id), connection_id, run))
     return True
 
 
-def run_import(tenant_id: UUID | str, connection_id: int, fetch: Fetch | None = None) -> int:
-    """Import from the saved cursor to the last page; returns the products imported."""
+def run_import(
+    tenant_id: UUID | str, connection_id: int, fetch: Fetch | None = None, run: int | None = None
+) -> int:
+    """Import from the saved cursor to the last page; returns the products imported.
+    `run`: the run number this worker was started for (None: whichever is current)."""
     connection = get_connection(tenant_id, connection_id)
     if connection.import_status != ImportStatus.RUNNING:
         return connection.imported_count  # finished (or never asked for): nothing to do
+    run = connection.import_run if run is None else run
     cursor = connection.import_cursor
     try:
         fetch = fetch or client_for(connection).products_page
         while True:
-            page = fetch(cursor)
-            cursor = _apply_import_page(tenant_id, connection_id, page)
-            if not cursor:
+            next_cursor = _apply_import_page(tenant_id, connection_id, run, fetch(cursor))
+            if not next_cursor:  # the last page, or another run took over
                 return get_connection(tenant_id, connection_id).imported_count
+            cursor = next_cursor
     except SyncError as exc:
-        _record_failure(tenant_id, connection_id, exc)
+        _record_failure(tenant_id, connection_id, run, exc)
         raise
 
 
-def _apply_import_page(tenant_id: UUID | str, connection_id: int, page: Page) -> str:
+def _apply_import_page(
+    tenant_id: UUID | str, connection_id: int, run: int, page: Page
+) -> str | None:
+    """Apply one page and save the cursor after it; None if another run took over."""
     with tenant_context(tenant_id) as tid:
         connection = StoreConnection.objects.select_for_update().get(
             tenant_id=tid, pk=connection_id
         )
+        if connection.import_run != run or connection.import_status != ImportStatus.RUNNING:
+            return None
         ids = [apply_product(connection, p, exists_now=True).item_id for p in page.products]
-        schedule_indexing(tid, [pk for pk in ids if pk])
+        reindex(tid, [pk for pk in ids if pk])
         connection.import_cursor = page.next_cursor
         connection.imported_count += len(page.products)
+        connection.import_progress_at = timezone.now()
         if not page.next_cursor:
             connection.import_status = ImportStatus.DONE
             connection.import_finished_at = timezone.now()
@@ -92,9 +108,9 @@ def _apply_import_page(tenant_id: UUID | str, connection_id: int, page: Page) ->
     return page.next_cursor
 
 
-def _record_failure(tenant_id: UUID | str, connection_id: int, exc: SyncError) -> None:
+def _record_failure(tenant_id: UUID | str, connection_id: int, run: int, exc: SyncError) -> None:
     with tenant_context(tenant_id) as tid:
-        StoreConnection.objects.filter(tenant_id=tid, pk=connection_id).update(
+        StoreConnection.objects.filter(tenant_id=tid, pk=connection_id, import_run=run).update(
             import_status=ImportStatus.FAILED, last_error=str(exc)[:400]
         )
 
@@ -151,7 +167,7 @@ def _reconcile_page(
                 run.repaired += 1
                 touched.append(applied.item_id)
             _note(run, applied.changes + applied.kept)
-        schedule_indexing(tid, [pk for pk in touched if pk])
+        reindex(tid, [pk for pk in touched if pk])
         run.save()
 
 

@@ -26,11 +26,11 @@ STUCK_AFTER = timedelta(minutes=2)
     retry_backoff=30,
     max_retries=5,
 )
-def import_catalog(tenant_id: str, connection_id: int) -> int:
+def import_catalog(tenant_id: str, connection_id: int, run: int | None = None) -> int:
     from tulia.catalog_sync.sync import run_import
 
     try:
-        return run_import(tenant_id, connection_id)
+        return run_import(tenant_id, connection_id, run=run)
     except SyncError as exc:
         if not exc.retryable:
             return -1  # recorded on the connection for the owner; retrying cannot help
@@ -92,3 +92,22 @@ app.conf.beat_schedule = {
         "schedule": SWEEP_EVERY_SECONDS,
     },
 }
+
+
+@shared_task(
+    name="catalog_sync.push_order",
+    acks_late=True,
+    autoretry_for=(SyncError,),
+    retry_backoff=15,
+    retry_backoff_max=1800,
+    max_retries=12,
+)
+def push_order(tenant_id: str, order_id: int) -> list[str]:
+    from tulia.catalog_sync.push import push_paid_order
+
+    try:
+        return push_paid_order(tenant_id, order_id)
+    except SyncError as exc:
+        if not exc.retryable:
+            return []  # queued as a conflict for the owner; sending again cannot help
+        raise

@@ -30,6 +30,8 @@ class UpstreamVariant:
     attributes: dict[str, str]
     inventory_item_id: str = ""
     levels: tuple[Level, ...] = ()
+    # False: the store does not count this one (sold as available, `stock` unused).
+    tracked: bool = True
 
 
 @dataclass(frozen=True)
@@ -53,12 +55,25 @@ class UpstreamProduct:
         prices = [variant.price for variant in self.variants]
         return min(prices) if prices else Decimal(0)
 
-    @property
-    def stock(self) -> int:
-        return sum(max(variant.stock, 0) for variant in self.variants)
-
 
 @dataclass(frozen=True)
 class Page:
     products: list[UpstreamProduct]
     next_cursor: str  # "" when this was the last page
+
+
+@dataclass(frozen=True)
+class PushLine:
+    """One line of a paid WhatsApp order, in the store's own ids."""
+
+    product_id: str
+    variant_id: str  # Shopify: always; WooCommerce: the variation, "" for a simple product
+    quantity: int
+    unit_price: Decimal
+
+
+@dataclass(frozen=True)
+class PaidOrder:
+    key: str  # ours, sent along so a lost answer can be found again
+    reference: str
+    lines: tuple[PushLine, ...]

@@ -65,8 +65,9 @@ def _resolve(tenant_id: UUID, item_id: int, variant_id: int | None, quantity: in
         raise InvalidOrderLine(
             f"item {item_id} needs a variant (size, colour...)", reason="needs_variant"
         )
-    stock = variant.stock if variant else item.stock
-    if quantity > stock:
+    counted = variant or item
+    stock = counted.stock
+    if counted.stock_tracked and quantity > stock:
         raise OutOfStock(f"only {stock} of {item.name} in stock", item=item.name, available=stock)
     return _Resolved(item, variant, quantity)
 

@@ -47,7 +47,7 @@ def refresh_search_text(tenant_id: UUID | str, item_ids: Sequence[int]) -> None:
             text = item_text(item, [variant.attributes for variant in mine])
             if text != item.search_text:
                 item.search_text, item.embedding_model = text, ""
-            item.in_stock = any(v.stock > 0 for v in mine) if mine else item.stock > 0
+            item.in_stock = any(v.is_available for v in mine) if mine else item.is_available
         fields = ["search_text", "embedding_model", "in_stock"]
         CatalogItem.objects.bulk_update(items, fields, batch_size=500)
 

@@ -48,7 +48,7 @@ class Product:
     variants: list[Variant] = field(default_factory=list)
 
     def in_stock_variants(self) -> list[Variant]:
-        return [v for v in self.variants if v.stock > 0]
+        return [v for v in self.variants if v.is_available]
 
     def label(self, variant: Variant) -> str:
         """What tells this variant from its siblings ("42", not "black, 42"), the way

@@ -31,6 +31,8 @@ class FakeWooProduct:
     parent_id: int = 0
     attributes: list[dict[str, Any]] = field(default_factory=list)
     variations: list[int] = field(default_factory=list)
+    # False: the shop does not count it ("Manage stock" unticked); it sells as in stock.
+    manage_stock: bool = True
 
 
 @dataclass
@@ -71,6 +73,7 @@ class WooEmulator(EmulatorServer):
         self._ids = itertools.count(100)
         self._deliveries = itertools.count(1)
         self._clock = datetime(2026, 11, 1, tzinfo=UTC)
+        self.same_second = False  # two quick edits stamped with one `date_modified_gmt`
         self._lock = threading.Lock()
         api = "/wp-json/wc/v3"
         self.route("GET", f"{api}/products", self._list)
@@ -78,9 +81,15 @@ class WooEmulator(EmulatorServer):
         self.route("GET", rf"{api}/products/(?P<pid>\d+)/variations", self._variations)
         self.route("GET", f"{api}/settings/general/woocommerce_currency", self._currency)
         self.route("POST", f"{api}/webhooks", self._subscribe)
+        self.route("POST", f"{api}/orders", self._create_order)
+        self.route("GET", f"{api}/orders", self._orders)
+        self.orders: list[dict[str, Any]] = []
 
     # --- the store's own data -----------------------------------------------------------
     def _tick(self) -> datetime:
+        """A later second for each change (the same one in `same_second` mode)."""
+        if self.same_second:
+            return self._clock
         self._clock = max(
             self._clock + timedelta(seconds=1), datetime.now(tz=UTC).replace(microsecond=0)
         )
@@ -154,9 +163,11 @@ class WooEmulator(EmulatorServer):
             "price": product.price,
             "regular_price": product.price,
             "sale_price": "",
-            "manage_stock": True,
-            "stock_quantity": product.stock,
-            "stock_status": "instock" if product.stock > 0 else "outofstock",
+            "manage_stock": product.manage_stock,
+            "stock_quantity": product.stock if product.manage_stock else None,
+            "stock_status": "instock"
+            if product.stock > 0 or not product.manage_stock
+            else "outofstock",
             "images": [],
             "attributes": product.attributes,
             "variations": product.variations,
@@ -267,3 +278,48 @@ class WooEmulator(EmulatorServer):
                 "status": "active",
             },
         )
+
+    # --- orders -------------------------------------------------------------------------
+    def _create_order(self, request: Request) -> Reply:
+        refused = self._gate(request)
+        if refused:
+            return refused
+        body = request.json() or {}
+        lines = body.get("line_items") or []
+        with self._lock:
+            targets = []
+            for line in lines:
+                pid = int(line.get("variation_id") or line.get("product_id") or 0)
+                if pid not in self.products:
+                    return Reply(
+                        400,
+                        {"code": "woocommerce_rest_invalid_product_id", "message": "Invalid ID."},
+                    )
+                targets.append((self.products[pid], int(line.get("quantity") or 1)))
+            # set_paid completes the payment, and payment completion reduces stock.
+            for product, quantity in targets if body.get("set_paid") else []:
+                product.stock -= quantity if product.manage_stock else 0
+                product.modified = self._tick()
+            order = {
+                "id": next(self._ids),
+                "status": body.get("status") or "pending",
+                "date_created_gmt": _gmt(datetime.now(tz=UTC)),
+                "meta_data": body.get("meta_data") or [],
+                "line_items": lines,
+            }
+            self.orders.append(order)
+        for product, _ in targets if body.get("set_paid") else []:
+            self._notify("product.updated", product)
+        return Reply(201, order)
+
+    def _orders(self, request: Request) -> Reply:
+        refused = self._gate(request)
+        if refused:
+            return refused
+        after = request.query.get("after") or ""
+        with self._lock:
+            rows = [o for o in self.orders if o["date_created_gmt"] > after[:19]]
+        per_page = min(int(request.query.get("per_page") or 10), 100)
+        page = max(int(request.query.get("page") or 1), 1)
+        headers = {"X-WP-TotalPages": str(max(math.ceil(len(rows) / per_page), 1))}
+        return Reply(200, rows[(page - 1) * per_page : page * per_page], headers=headers)

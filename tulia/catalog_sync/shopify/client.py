@@ -17,10 +17,9 @@ from typing import Any
 from tulia.catalog_sync.errors import SyncError
 from tulia.catalog_sync.hosts import shopify_graphql_url
 from tulia.catalog_sync.http import call, json_body
-from tulia.catalog_sync.upstream import Level, Page, UpstreamProduct, UpstreamVariant
+from tulia.catalog_sync.shopify import queries
+from tulia.catalog_sync.upstream import Level, Page, PaidOrder, UpstreamProduct, UpstreamVariant
 
-PAGE_SIZE = 20
-VARIANTS_PER_PRODUCT = 8
 MAX_THROTTLE_WAITS = 20
 DEFAULT_OPTION = "Default Title"
 WEBHOOK_TOPICS = (
@@ -29,39 +28,6 @@ WEBHOOK_TOPICS = (
     "PRODUCTS_DELETE",
     "INVENTORY_LEVELS_UPDATE",
 )
-
-SHOP_QUERY = "query Shop { shop { name currencyCode myshopifyDomain } }"
-PRODUCTS_QUERY = """
-query Products($first: Int!, $after: String) {
-  products(first: $first, after: $after, sortKey: ID) {
-    pageInfo { hasNextPage endCursor }
-    nodes {
-      id title handle descriptionHtml vendor status updatedAt onlineStoreUrl
-      featuredMedia { preview { image { url } } }
-      variants(first: 8) {
-        nodes {
-          id sku price inventoryQuantity
-          selectedOptions { name value }
-          inventoryItem {
-            id
-            inventoryLevels(first: 3) {
-              nodes { updatedAt location { id } quantities(names: ["available"]) { name quantity } }
-            }
-          }
-        }
-      }
-    }
-  }
-}
-"""
-SUBSCRIBE_MUTATION = """
-mutation Subscribe($topic: WebhookSubscriptionTopic!, $url: URL!) {
-  webhookSubscriptionCreate(topic: $topic, webhookSubscription: {callbackUrl: $url, format: JSON}) {
-    webhookSubscription { id }
-    userErrors { field message }
-  }
-}
-"""
 
 
 def parse_time(value: str) -> datetime:
@@ -104,21 +70,24 @@ class ShopifyClient:
         self.sleep = sleep
         self._available: float | None = None
         self._restore = 50.0
+        # What Shopify said each document costs (its `requestedQueryCost`): the bucket
+        # must cover that before we send the document again.
+        self._costs: dict[str, float] = {}
 
-    def query(self, query: str, variables: dict[str, Any], *, cost: int) -> dict[str, Any]:
-        """`data` of one query, waiting for the bucket to cover `cost` first."""
+    def query(self, document: str, variables: dict[str, Any]) -> dict[str, Any]:
+        """`data` of one query, waiting for the bucket to cover its cost first."""
         for _ in range(MAX_THROTTLE_WAITS):
-            self._wait_for(cost)
+            self._wait_for(self._costs.get(document, 0.0))
             body = json_body(
                 call(
                     "POST",
                     self.url,
                     headers=self.headers,
-                    json={"query": query, "variables": variables},
+                    json={"query": document, "variables": variables},
                     https_only=self.https_only,
                 )
             )
-            self._note_bucket(body)
+            self._note_bucket(document, body)
             errors = body.get("errors") or []
             if any((e.get("extensions") or {}).get("code") == "THROTTLED" for e in errors):
                 continue
@@ -129,42 +98,126 @@ class ShopifyClient:
             return data
         raise SyncError("throttled", "Shopify kept throttling us", retryable=True)
 
-    def _note_bucket(self, body: dict[str, Any]) -> None:
-        status = ((body.get("extensions") or {}).get("cost") or {}).get("throttleStatus") or {}
+    def _note_bucket(self, document: str, body: dict[str, Any]) -> None:
+        cost = (body.get("extensions") or {}).get("cost") or {}
+        if cost.get("requestedQueryCost") is not None:
+            self._costs[document] = float(cost["requestedQueryCost"])
+        status = cost.get("throttleStatus") or {}
         if "currentlyAvailable" in status:
             self._available = float(status["currentlyAvailable"])
             self._restore = max(float(status.get("restoreRate") or 50.0), 1.0)
 
-    def _wait_for(self, cost: int) -> None:
+    def _wait_for(self, cost: float) -> None:
         if self._available is not None and self._available < cost:
             self.sleep((cost - self._available) / self._restore)
-            self._available = float(cost)
+            self._available = cost
 
     def shop(self) -> dict[str, Any]:
-        shop: dict[str, Any] = self.query(SHOP_QUERY, {}, cost=1)["shop"]
+        shop: dict[str, Any] = self.query(queries.SHOP, {})["shop"]
         return shop
 
     def products_page(self, cursor: str) -> Page:
-        variables = {"first": PAGE_SIZE, "after": cursor or None}
-        products = self.query(PRODUCTS_QUERY, variables, cost=products_cost(PAGE_SIZE))["products"]
+        variables = {"first": queries.PRODUCTS_FIRST, "after": cursor or None}
+        products = self.query(queries.PRODUCTS, variables)["products"]
         info = products.get("pageInfo") or {}
-        nodes = [product_from_graphql(node) for node in products.get("nodes") or []]
+        nodes = [self._complete(node) for node in products.get("nodes") or []]
         more = bool(info.get("hasNextPage")) and bool(info.get("endCursor"))
         return Page(nodes, str(info["endCursor"]) if more else "")
 
+    def product(self, product_id: str) -> UpstreamProduct | None:
+        """One product as it is now, every variant and location; None if it is gone."""
+        gid = f"gid://shopify/Product/{int(product_id)}"
+        node = self.query(queries.PRODUCT, {"id": gid}).get("product")
+        return self._complete(node) if node else None
+
+    def item_levels(self, inventory_item_id: str) -> tuple[Level, ...]:
+        """Every location's level of one inventory item, as they are now."""
+        gid = f"gid://shopify/InventoryItem/{int(inventory_item_id)}"
+        item: dict[str, Any] = {"id": gid, "inventoryLevels": {"nodes": []}}
+        self._more_levels(item, None)
+        return _levels(item)
+
+    def _complete(self, node: dict[str, Any]) -> UpstreamProduct:
+        """Follow the product's own cursors until every variant and level is in `node`."""
+        variants = node.get("variants") or {}
+        while _has_more(variants):
+            answer = self.query(queries.MORE_VARIANTS, {"id": node["id"], "after": _end(variants)})
+            page = (answer.get("product") or {}).get("variants") or {}
+            variants["nodes"] = [*(variants.get("nodes") or []), *(page.get("nodes") or [])]
+            variants["pageInfo"] = page.get("pageInfo") or {}
+        for variant in variants.get("nodes") or []:
+            item = variant.get("inventoryItem") or {}
+            levels = item.get("inventoryLevels") or {}
+            if item.get("id") and _has_more(levels):
+                self._more_levels(item, _end(levels))
+        return product_from_graphql(node)
+
+    def _more_levels(self, item: dict[str, Any], after: str | None) -> None:
+        levels = item.setdefault("inventoryLevels", {"nodes": []})
+        while True:
+            answer = self.query(queries.MORE_LEVELS, {"id": item["id"], "after": after})
+            page = (answer.get("inventoryItem") or {}).get("inventoryLevels") or {}
+            levels["nodes"] = [*(levels.get("nodes") or []), *(page.get("nodes") or [])]
+            if not _has_more(page):
+                return
+            after = _end(page)
+
+    def find_order(self, order: PaidOrder) -> str:
+        """The id of an order we created earlier under `order.key`, or ""."""
+        answer = self.query(queries.ORDERS_TAGGED, {"query": f"tag:'{order.key}'"})
+        for node in (answer.get("orders") or {}).get("nodes") or []:
+            if order.key in (node.get("tags") or []):
+                return str(node["id"])
+        return ""
+
+    def create_order(self, order: PaidOrder) -> str:
+        """Create the paid order in the shop, taking its goods from the shop's stock."""
+        variables = {
+            "order": {
+                "currency": "KES",
+                "financialStatus": "PAID",
+                "sourceName": "tulia-whatsapp",
+                "sourceIdentifier": order.key,
+                "tags": [order.key, "whatsapp"],
+                "note": f"WhatsApp order {order.reference}, paid and recorded in Tulia",
+                "lineItems": [
+                    {
+                        "variantId": f"gid://shopify/ProductVariant/{line.variant_id}",
+                        "quantity": line.quantity,
+                        "priceSet": {
+                            "shopMoney": {"amount": str(line.unit_price), "currencyCode": "KES"}
+                        },
+                    }
+                    for line in order.lines
+                ],
+            },
+            "options": {
+                "inventoryBehaviour": "DECREMENT_OBEYING_POLICY",
+                "sendReceipt": False,
+                "sendFulfillmentReceipt": False,
+            },
+        }
+        answer = self.query(queries.ORDER_CREATE, variables).get("orderCreate") or {}
+        problems = answer.get("userErrors") or []
+        if problems or not (answer.get("order") or {}).get("id"):
+            raise SyncError("order_refused", str(problems or "no order")[:300], retryable=False)
+        return str(answer["order"]["id"])
+
     def subscribe(self, callback_url: str) -> None:
         for topic in WEBHOOK_TOPICS:
-            answer = self.query(SUBSCRIBE_MUTATION, {"topic": topic, "url": callback_url}, cost=10)
+            answer = self.query(queries.SUBSCRIBE, {"topic": topic, "url": callback_url})
             problems = (answer.get("webhookSubscriptionCreate") or {}).get("userErrors") or []
             if problems:
                 raise SyncError("subscribe_failed", str(problems)[:300], retryable=False)
 
 
-def products_cost(first: int) -> int:
-    """The requested cost of PRODUCTS_QUERY: each connection costs its `first` children
-    (a query may ask for at most 1000 points, so a page is 20 products)."""
-    per_variant = 1 + 1 + 3  # the variant, its inventory item, up to three levels
-    return 2 + first * (1 + VARIANTS_PER_PRODUCT * per_variant)
+def _has_more(connection: dict[str, Any]) -> bool:
+    info = connection.get("pageInfo") or {}
+    return bool(info.get("hasNextPage")) and bool(info.get("endCursor"))
+
+
+def _end(connection: dict[str, Any]) -> str:
+    return str((connection.get("pageInfo") or {})["endCursor"])
 
 
 def _levels(item: dict[str, Any]) -> tuple[Level, ...]:
@@ -193,6 +246,7 @@ def _variant(node: dict[str, Any]) -> UpstreamVariant:
         attributes={k: v for k, v in options.items() if v != DEFAULT_OPTION},
         inventory_item_id=numeric_id(item["id"]) if item.get("id") else "",
         levels=_levels(item) if item.get("id") else (),
+        tracked=item.get("tracked") is not False,
     )
 
 

@@ -31,6 +31,8 @@ class _Variant(_Body):
     option3: str | None = None
     inventory_item_id: int | None = None
     inventory_quantity: int = 0
+    # "shopify" when Shopify counts it; null when the shop does not track its stock.
+    inventory_management: str | None = "shopify"
 
 
 class _Image(_Body):
@@ -90,6 +92,7 @@ def product(raw: bytes) -> UpstreamProduct:
             stock=v.inventory_quantity,
             attributes=_attributes(body, v),
             inventory_item_id=str(v.inventory_item_id or ""),
+            tracked=v.inventory_management is not None,
         )
         for v in body.variants
     )

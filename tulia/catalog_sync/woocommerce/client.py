@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -17,11 +18,12 @@ import httpx
 from tulia.catalog_sync.errors import BadPayload, SyncError
 from tulia.catalog_sync.hosts import store_url_problem
 from tulia.catalog_sync.http import call, json_body
-from tulia.catalog_sync.upstream import Page, UpstreamProduct
+from tulia.catalog_sync.upstream import Page, PaidOrder, UpstreamProduct
 from tulia.catalog_sync.woocommerce.payloads import WooProduct, parse, to_upstream
 
 PER_PAGE = 100
 MAX_RETRIES = 8
+ORDER_KEY_META = "_tulia_order_key"
 WEBHOOK_TOPICS = ("product.created", "product.updated", "product.deleted", "product.restored")
 
 
@@ -85,6 +87,46 @@ class WooClient:
                 raise SyncError("bad_answer", str(exc), retryable=False) from exc
             page += 1
         return found
+
+    def find_order(self, order: PaidOrder, since: datetime) -> str:
+        """The id of an order we created under `order.key` since `since`, or "".
+
+        The REST API cannot filter orders by meta, so the orders created since our first
+        attempt are read and their meta checked (a lost answer is rare, the list short)."""
+        after = since.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S")
+        for page in range(1, 11):
+            answer = self._get(f"/orders?after={after}&per_page={PER_PAGE}&page={page}")
+            for found in self._list(answer):
+                meta = {m.get("key"): m.get("value") for m in found.get("meta_data") or []}
+                if meta.get(ORDER_KEY_META) == order.key:
+                    return str(found["id"])
+            if page >= int(answer.headers.get("X-WP-TotalPages") or 1):
+                break
+        return ""
+
+    def create_order(self, order: PaidOrder) -> str:
+        """Create the order as paid: WooCommerce then reduces the products' stock."""
+        body = {
+            "status": "processing",
+            "set_paid": True,
+            "currency": "KES",
+            "created_via": "tulia-whatsapp",
+            "customer_note": f"WhatsApp order {order.reference}, paid and recorded in Tulia",
+            "meta_data": [{"key": ORDER_KEY_META, "value": order.key}],
+            "line_items": [
+                {
+                    "product_id": int(line.product_id),
+                    **({"variation_id": int(line.variant_id)} if line.variant_id else {}),
+                    "quantity": line.quantity,
+                    "total": str(line.unit_price * line.quantity),
+                }
+                for line in order.lines
+            ],
+        }
+        created = json_body(self._get("/orders", method="POST", body=body))
+        if not isinstance(created, dict) or not created.get("id"):
+            raise SyncError("order_refused", "the store did not create the order", retryable=False)
+        return str(created["id"])
 
     def subscribe(self, delivery_url: str, secret: str) -> None:
         for topic in WEBHOOK_TOPICS:

@@ -12,9 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from tulia.catalog_sync.errors import BadPayload
 from tulia.catalog_sync.upstream import UpstreamProduct, UpstreamVariant
 
-# A product whose stock the store does not count but calls "in stock": we need a number,
-# and this one says "plenty" without pretending to be a count anyone made.
-UNCOUNTED_IN_STOCK = 99
+# Not counted by the store, but sold: "instock" or "onbackorder" without stock management.
+UNCOUNTED_SOLD = frozenset({"instock", "onbackorder"})
 
 
 class _Body(BaseModel):
@@ -63,10 +62,17 @@ class WooProduct(_Body):
             raise BadPayload(f"price {self.price!r} is not an amount")
         return amount
 
+    def _managed(self) -> bool:
+        # "parent": a variation whose count is its parent product's.
+        return self.manage_stock in (True, "parent") and self.stock_quantity is not None
+
+    def counted(self) -> bool:
+        """Is there a count? Managed stock is one, and so is "out of stock" (none, a
+        fact); an unmanaged product on sale has none, and we invent none."""
+        return self._managed() or self.stock_status not in UNCOUNTED_SOLD
+
     def stock(self) -> int:
-        if self.manage_stock is True and self.stock_quantity is not None:
-            return self.stock_quantity
-        return UNCOUNTED_IN_STOCK if self.stock_status == "instock" else 0
+        return self.stock_quantity if self._managed() and self.stock_quantity else 0
 
     def as_variant(self) -> UpstreamVariant:
         return UpstreamVariant(
@@ -74,6 +80,7 @@ class WooProduct(_Body):
             sku=self.sku[:64],
             price=self.amount(),
             stock=self.stock(),
+            tracked=self.counted(),
             attributes={a.name: a.option for a in self.attributes if a.option},
         )
 

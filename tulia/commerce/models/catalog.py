@@ -47,6 +47,9 @@ class CatalogItem(TenantOwnedModel):
     attributes = models.JSONField(default=dict, blank=True, help_text='e.g. {"gender": "men"}')
     price = money_field(validators=[validate_whole_shillings])
     stock = models.PositiveIntegerField(default=0)
+    # Off for goods the shop does not count (a store synced with stock tracking off):
+    # they are sold as available and no count is ever quoted; `stock` is then unused.
+    stock_tracked = models.BooleanField(default=True)
     image_url = models.URLField(max_length=400, blank=True)
     link_url = models.URLField(max_length=400, blank=True)
     is_active = models.BooleanField(default=True)
@@ -86,6 +89,15 @@ class CatalogItem(TenantOwnedModel):
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def is_available(self) -> bool:
+        return not self.stock_tracked or self.stock > 0
+
+    @property
+    def counted_stock(self) -> int | None:
+        """The count to quote, or None when the shop does not count this one."""
+        return self.stock if self.stock_tracked else None
+
 
 class Variant(TenantOwnedModel):
     """A sellable version of an item (size 42 / black); its own stock, optional price."""
@@ -95,6 +107,9 @@ class Variant(TenantOwnedModel):
     attributes = models.JSONField(default=dict, blank=True, help_text='{"size": "42"}')
     price = money_field(null=True, blank=True, validators=[validate_whole_shillings])
     stock = models.PositiveIntegerField(default=0)
+    # Off for goods the shop does not count (a store synced with stock tracking off):
+    # they are sold as available and no count is ever quoted; `stock` is then unused.
+    stock_tracked = models.BooleanField(default=True)
     is_active = models.BooleanField(default=True)
 
     class Meta:
@@ -109,3 +124,12 @@ class Variant(TenantOwnedModel):
     def unit_price(self) -> Decimal:
         """The variant's own price, or its item's."""
         return self.price if self.price is not None else self.item.price
+
+    @property
+    def is_available(self) -> bool:
+        return not self.stock_tracked or self.stock > 0
+
+    @property
+    def counted_stock(self) -> int | None:
+        """The count to quote, or None when the shop does not count this one."""
+        return self.stock if self.stock_tracked else None
