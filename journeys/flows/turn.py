@@ -23,6 +23,7 @@ from journeys.nodes.deps import EngineDeps
 from journeys.nodes.turn import reply_key, start_turn
 from journeys.templates.governance import non_text
 from tenants.accessors import get_tenant
+from tenants.errors import NotFound
 from tulia import clock
 
 TRANSCRIPT_LINES = 12
@@ -68,13 +69,23 @@ def _customer_fields(out: dict[str, Any]) -> dict[str, Any]:
 
 
 def load_context(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
-    """Tenant persona and customer preferences from their tools; on failure, last turn's."""
+    """Tenant persona and customer preferences from their tools; on failure, last turn's.
+
+    The tenant's settings are read once per turn from the accessor (cached per process,
+    dropped whenever the row is saved); the persona tool is asked only when they changed
+    since the state's copy, so an unchanged shop costs no tool call (and no audit row)."""
     turn = FlowTurn(state, ctx)
-    shop = turn.tool("tenant_get_context", customer=False, routine=True)
-    if shop.ok:
-        turn.set(**_tenant_fields(shop.output))
-        # tenant_get_context does not carry the compliance settings (opt-out words).
-        turn.set(compliance=get_tenant(ctx.tenant_id).compliance_settings.model_dump(mode="json"))
+    try:
+        tenant = get_tenant(ctx.tenant_id)
+    except NotFound:
+        return turn.reply(None)  # no such shop: its tools refuse everything alike
+    version = tenant.updated_at.isoformat()
+    if state.get("shop_version") != version:
+        shop = turn.tool("tenant_get_context", customer=False, routine=True)
+        if shop.ok:
+            turn.set(**_tenant_fields(shop.output), shop_version=version)
+    # tenant_get_context does not carry the compliance settings (opt-out words).
+    turn.set(compliance=tenant.compliance_settings.model_dump(mode="json"))
     if state.get("phone_e164"):
         phone = state["phone_e164"]
         person = turn.tool("customer_get_or_create", customer=False, routine=True, phone=phone)
