@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from journeys.context import RunContext
-from journeys.flows.common import FlowTurn
+from journeys.flows.common import FlowTurn, reply_key
 from journeys.flows.escalation import APOLOGISED
 from journeys.flows.stale import session_reset
 from journeys.flows.state import FlowState
@@ -20,7 +20,7 @@ from journeys.guard import guarded_reply, reply_amounts
 from journeys.llm.phrasing import phrase_turn, text_node
 from journeys.nlu.language import SWITCH_THRESHOLD
 from journeys.nodes.deps import EngineDeps
-from journeys.nodes.turn import reply_key, start_turn
+from journeys.sanitize import sanitize_inbound
 from journeys.templates.governance import non_text
 from tenants.accessors import get_tenant
 from tenants.errors import NotFound
@@ -31,7 +31,16 @@ LINE_CHARS = 200
 
 
 def begin(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
-    update: dict[str, Any] = dict(start_turn(state, state.get("inbound_text", "")))
+    """Count the turn and clear last turn's per-turn fields; the raw text never enters
+    the state, only its sanitised form."""
+    update: dict[str, Any] = {
+        "inbound_text": sanitize_inbound(state.get("inbound_text", "")).text,
+        "turn_count": state.get("turn_count", 0) + 1,
+        "llm_calls": 0,
+        "response_text": None,
+        "consent_command": None,
+        "governor_action": None,
+    }
     update.update(
         turn_facts=[],
         graph_path=[],
