@@ -38,7 +38,7 @@ from journeys.nlu.labelled import Labelled, Predicted, graph_pass, load_set
 from journeys.nlu.language import SWITCH_THRESHOLD, detect_language
 from journeys.nlu.scoring import prf
 from journeys.nlu.verdict import verdict
-from journeys.nodes.routing import INTENT_ROUTE_THRESHOLD
+from journeys.nodes.routing import GOVERNOR_THRESHOLD, INTENT_ROUTE_THRESHOLD
 from journeys.state import GOVERNOR_CLASSES, INTENTS, LANGS
 
 EVAL_SET = Path(__file__).resolve().parent / "nlu_eval" / "messages.tsv"
@@ -122,7 +122,7 @@ def report_calibration(
     """Reliability of the calibrated confidences and the share above each SPEC threshold."""
     figures: dict[str, float] = {}
     for name, threshold in (("intent", INTENT_ROUTE_THRESHOLD), ("language", SWITCH_THRESHOLD),
-                            ("governor", 0.70)):  # fmt: skip
+                            ("governor", GOVERNOR_THRESHOLD)):  # fmt: skip
         conf = [getattr(p, f"{name}_confidence") for p in predicted]
         hits = [
             getattr(p, name) == getattr(ex, name) for ex, p in zip(examples, predicted, strict=True)

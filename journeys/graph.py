@@ -18,9 +18,8 @@ from itertools import pairwise
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from journeys.flows import clarify, escalation, prefs, router, sales, turn, understand
+from journeys.flows import clarify, escalation, prefs, replies, router, sales, turn, understand
 from journeys.flows.state import FlowState
-from journeys.nodes import governance, responses
 from journeys.subgraphs import GraphContext, NodeFn, compiled_journeys, node
 
 __all__ = ["GraphContext", "build", "compiled"]
@@ -29,14 +28,14 @@ NODES: dict[str, NodeFn] = {
     "begin": turn.begin,
     "load_context": turn.load_context,
     "non_text": turn.non_text_reply,
-    "consent_check": governance.consent_check,
+    "consent_check": understand.consent_check,
     "record_consent": prefs.record_consent,
     "intent_classify": understand.intent_classify,
     "language_policy": understand.language_policy,
     "keep_language": turn.keep_language,
     "governor_spam_casual": understand.governor_spam_casual,
     "detect_escalation": escalation.detect_escalation,
-    "governance": responses.governance_response,
+    "governance": replies.governance_response,
     "clarify": clarify.clarify,
     "recall": clarify.recall,
     "unknown": sales.unknown_or_catalog,

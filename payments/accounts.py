@@ -8,11 +8,13 @@ from uuid import UUID
 from payments.errors import NotConfigured
 from payments.models import MpesaAccount, PesapalAccount
 from payments.routes import ensure_secrets
+from tenants.accessors import tenant_scope
 from tenants.context import tenant_context
 
 
 def mpesa_account(tenant_id: UUID | str) -> MpesaAccount:
-    with tenant_context(tenant_id) as tid:
+    # Reads join the caller's open context of this tenant (a tool's) for free.
+    with tenant_scope(tenant_id) as tid:
         account = MpesaAccount.objects.filter(tenant_id=tid).first()
     if account is None:
         raise NotConfigured("this shop has no M-Pesa account configured")
@@ -20,7 +22,7 @@ def mpesa_account(tenant_id: UUID | str) -> MpesaAccount:
 
 
 def pesapal_account(tenant_id: UUID | str) -> PesapalAccount:
-    with tenant_context(tenant_id) as tid:
+    with tenant_scope(tenant_id) as tid:
         account = PesapalAccount.objects.filter(tenant_id=tid).first()
     if account is None:
         raise NotConfigured("this shop has no PesaPal account configured")

@@ -79,6 +79,13 @@ def tenant_context(tenant_id: UUID | str) -> Iterator[UUID]:
     active = _current_tenant.get()
     if active is not None and active != wanted:
         raise TenantContextError("cannot switch tenant inside another tenant's context")
+    if active == wanted and connection.in_atomic_block:
+        # Inside this tenant's own open context the setting is already `wanted` for the
+        # whole transaction: a savepoint (so a failing block still rolls back alone) is
+        # all a nested context needs, not two settings round trips.
+        with transaction.atomic():
+            yield wanted
+        return
     token = _current_tenant.set(wanted)
     try:
         with _local_setting(TENANT_SETTING, str(wanted)):

@@ -101,6 +101,25 @@ def test_context_is_restored_after_the_block(tenant) -> None:
     assert _raw_rows("tenants_customer") == []
 
 
+def _delete_then_fail(tenant: Tenant) -> None:
+    with tenant_context(tenant.id), connection.cursor() as cursor:
+        cursor.execute("DELETE FROM tenants_customer")
+        cursor.execute("SELECT 1/0")
+
+
+def test_a_nested_context_of_the_same_tenant_is_one_savepoint_and_rolls_back_alone(
+    tenant, django_assert_num_queries
+) -> None:
+    _populate(tenant)
+    with tenant_context(tenant.id):
+        with django_assert_num_queries(2), tenant_context(tenant.id):  # SAVEPOINT, RELEASE
+            pass
+        with pytest.raises(DatabaseError):
+            _delete_then_fail(tenant)
+        assert _raw_rows("tenants_customer") == [(str(tenant.id),)]
+    assert _raw_rows("tenants_customer") == []
+
+
 def test_switching_tenant_inside_a_context_is_refused(tenant, stranger) -> None:
     with tenant_context(tenant.id), pytest.raises(TenantContextError), tenant_context(stranger.id):
         pass

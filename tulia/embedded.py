@@ -11,6 +11,11 @@ database, and by the test settings (`tests/settings.py`). The launcher stops wha
 started; the test profile's pair is kept running between test runs (`make stop-servers`
 stops it). `python -m tulia.embedded stop <profile>` stops a profile's pair.
 
+Every server started here gets a watchdog (a tiny detached Python process needing
+nothing from the project): when the server's data folder disappears, as when a
+temporary clone that ran the tests is deleted, it kills the server, which has nothing
+left to keep. So the one pair a test run keeps is the checkout's own `var/test`.
+
 The application never connects as the PostgreSQL superuser: superusers bypass
 Row-Level Security. The bootstrap here creates two plain login roles: `tulia_owner`
 owns the database, its tables and the RLS functions and runs migrations; `tulia`, the
@@ -158,9 +163,14 @@ def ensure_postgres(profile: str) -> str:
 
     root = data_dir(profile)
     with _file_lock(root / "postgres.lock"):
+        running = _postmaster_pid(profile)
         server = pgserver.get_server(root / "pg", cleanup_mode=None)
         _bootstrap_app_role(server.get_uri())
         socket_dir = server.get_postmaster_info().socket_dir
+        started = _postmaster_pid(profile)
+        if running is None and started is not None:
+            # Immediate shutdown: the data is gone, there is no checkpoint to write.
+            watch(root, started, signal.SIGQUIT)
     return _app_url(socket_dir)
 
 
@@ -238,6 +248,9 @@ def ensure_redis(profile: str) -> str:
         if not _redis_answers(url):
             _start_redis(root, socket)
             _wait_for_redis(url)
+            # SIGKILL: Redis refuses to exit on SIGTERM when it cannot save, and with its
+            # folder gone it cannot.
+            watch(root, int((root / "redis" / "redis.pid").read_text().split()[0]), signal.SIGKILL)
     return url
 
 
@@ -295,6 +308,42 @@ def _wait_for_redis(url: str, timeout: float = 10.0) -> None:
             return
         time.sleep(0.05)
     raise RuntimeError(f"embedded Redis did not answer on {url} within {timeout}s")
+
+
+# Run as `python -c`: only the standard library, so it keeps working after the
+# checkout it came from (and its virtualenv) is deleted. The server is known by its
+# command line, so a pid reused after the server exits is never signalled.
+_WATCHDOG = """
+import os, sys, time
+if os.fork():
+    os._exit(0)  # the starter reaps this parent at once; the watchdog lives on alone
+folder, pid, sig, period = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+def command():
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+server = command()
+while server is not None and command() == server:
+    if not os.path.isdir(folder):
+        os.kill(pid, sig)
+        break
+    time.sleep(period)
+"""
+WATCH_SECONDS = 2.0
+
+
+def watch(folder: Path, pid: int, sig: int, period: float = WATCH_SECONDS) -> None:
+    """Kill server `pid` with `sig` once `folder` is gone; the watchdog ends with it."""
+    subprocess.Popen(  # noqa: S603 - our own interpreter and fixed code
+        [sys.executable, "-c", _WATCHDOG, str(folder), str(pid), str(int(sig)), str(period)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # not in the test run's or the shell's process group
+        cwd="/",
+    ).wait()
 
 
 def stop_redis(profile: str) -> None:

@@ -21,6 +21,7 @@ class TurnRecord:
     shop: str
     wall_ms: float
     cpu_ms: float
+    classify_ms: float
     queries: int
     llm_calls: int
     replied: bool
@@ -33,6 +34,32 @@ class WorkerResult:
     finished: float
     payments: int
     paid: int
+
+
+class ClassifierClock:
+    """Wall time spent in the graph's classifier nodes, summed per turn (shown apart)."""
+
+    def __init__(self) -> None:
+        self.ms = 0.0
+
+    def install(self) -> None:
+        from journeys import graph
+
+        for name in graph.CLASSIFIERS:
+            graph.NODES[name] = self.timed(graph.NODES[name])
+
+    def timed(self, fn: Any) -> Any:
+        def run(*args: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return fn(*args)
+            finally:
+                self.ms += (time.perf_counter() - started) * 1000
+
+        return run
+
+
+CLASSIFIERS = ClassifierClock()
 
 
 class QueryCounter:
@@ -71,7 +98,17 @@ class Customer:
             inbound_message_ids=[self.turn_number + 1],
             state=self.state,
             turn_number=self.turn_number + 1,
+            conversation_status=self.status(),
         )
+
+    def status(self) -> str:
+        """Read before the timed turn, as the pipeline reads it when it claims the turn."""
+        from tenants.context import tenant_context
+        from tulia.conversations.models import Conversation
+
+        with tenant_context(self.tenant_id) as tid:
+            found = Conversation.objects.filter(tenant_id=tid, pk=self.conversation_id)
+            return str(found.values_list("status", flat=True).get())
 
     def store(self) -> None:
         from tenants.context import tenant_context
@@ -107,9 +144,11 @@ class Driver:
     def send(self, who: Customer, text: str, kind: str = "text") -> None:
         """One timed turn: the handler and the state write, as the pipeline runs them."""
         counter = QueryCounter()
+        turn = who.turn_input(text, kind)
+        CLASSIFIERS.ms = 0.0
         wall, cpu = time.perf_counter(), time.process_time()
         with self.connection.execute_wrapper(counter):
-            output = self.handle_turn(who.turn_input(text, kind))
+            output = self.handle_turn(turn)
             who.turn_number += 1
             if output.state is not None:
                 who.state = output.state
@@ -120,7 +159,7 @@ class Driver:
         calls = int((output.state or {}).get("llm_calls", 0))
         self.records.append(
             TurnRecord(plan.journey, plan.lang, plan.shop, wall * 1000, cpu * 1000,
-                       counter.count, calls, bool(output.replies))
+                       CLASSIFIERS.ms, counter.count, calls, bool(output.replies))
         )  # fmt: skip
 
     def converse(self, who: Customer) -> None:
@@ -159,6 +198,7 @@ def worker(plans: list[Plan], warmup: list[Plan]) -> WorkerResult:
     import django
 
     django.setup()
+    CLASSIFIERS.install()  # before the graph is first compiled
     logging.disable(logging.WARNING)  # tool and payment logs would swamp the figures
     senders = demo_senders()
     driver = Driver()

@@ -171,6 +171,12 @@ CONFIRM = {"en": ["yes", "YES", "yes please"], "sw": ["ndio", "sawa", "ndiyo"],
 VARIANT = {"en": "size {label}", "sw": "saizi {label}", "sheng": "{label}"}
 
 
+# How the goods reach the customer (a shop with delivery settings asks after the order).
+FULFIL = {"en": ["pickup", "delivery please", "I will collect"],
+          "sw": ["nitakuja kuchukua", "niletee", "nitachukua"],
+          "sheng": ["nitakam", "niletee", "pickup"]}  # fmt: skip
+
+
 # What an ideal model would answer for each kind of line (cascade mode's emulator).
 INTENT_OF = {"sales": "sales_discovery", "support": "support_question",
              "status": "order_status", "offers": "discounts_offers", "coupon": "discounts_offers",
@@ -290,7 +296,7 @@ def make_plans(count: int, seed: int, run: int, labels: Labels, *, first: int = 
         lines = JOURNEY_LINES[journey](Writer(rng, shop, lang, labels))
         phone = f"07{run:05d}{n:03d}"
         plans.append(Plan(n, shop, lang, journey, phone, tuple(lines), rng.randrange(1 << 30)))
-    for step_table in (CHOOSE, QUANTITY, METHOD, CONFIRM):
+    for step_table in (CHOOSE, QUANTITY, FULFIL, METHOD, CONFIRM):
         for lang, answers in step_table.items():
             for answer in answers:
                 labels.add(answer, "step", lang)
@@ -302,12 +308,15 @@ def step_answer(state: dict[str, Any], lang: str, rng: random.Random) -> str | N
     if step == "variant":
         choices = (state.get("pending_item") or {}).get("choices") or [{"label": "1"}]
         return VARIANT[lang].format(label=rng.choice(choices)["label"])
-    table = {"choose": CHOOSE, "quantity": QUANTITY, "method": METHOD, "confirm": CONFIRM}
+    if step == "area":
+        zones = (state.get("delivery_options") or {}).get("zones") or [{"name": "town"}]
+        return str(rng.choice(zones)["name"])
+    table = {"choose": CHOOSE, "quantity": QUANTITY, "fulfilment": FULFIL, "method": METHOD,
+             "confirm": CONFIRM}  # fmt: skip
     return rng.choice(table[step][lang]) if step in table else None
 
 
 def is_step_answer(text: str) -> bool:
-    answers = {
-        a.casefold() for t in (CHOOSE, QUANTITY, METHOD, CONFIRM) for v in t.values() for a in v
-    }
+    tables = (CHOOSE, QUANTITY, FULFIL, METHOD, CONFIRM)
+    answers = {a.casefold() for t in tables for v in t.values() for a in v}
     return text.strip().casefold() in answers or bool(re.fullmatch(r"(size |saizi )?\d{1,2}", text))

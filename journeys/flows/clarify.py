@@ -11,10 +11,9 @@ from __future__ import annotations
 from typing import cast
 
 from journeys.context import RunContext
-from journeys.flows import parse
+from journeys.flows import parse, replies
 from journeys.flows.sales import catalog_answer
 from journeys.flows.state import FlowState
-from journeys.nodes import responses
 from journeys.nodes.deps import EngineDeps
 
 SHOPPING_INTENTS = ("sales_discovery", "product_question")
@@ -28,7 +27,7 @@ def clarify(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
         found = catalog_answer(state, ctx)
         if found is not None:
             return found
-    update = cast(FlowState, dict(responses.clarify_response(state, ctx, deps)))
+    update = replies.clarify_response(state, ctx, deps)
     update["journey_step"] = "clarify"
     update["clarify_text"] = state.get("inbound_text", "")
     update["clarify_intent"] = state.get("intent", "unknown")

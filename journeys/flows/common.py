@@ -12,7 +12,6 @@ from urllib.parse import urlencode
 
 from journeys.context import RunContext
 from journeys.flows.state import FlowState
-from journeys.nodes.turn import reply_key
 from journeys.tooling import Called, call
 from tulia.text import ReplyKey, entry, label, say
 
@@ -27,6 +26,11 @@ ORDER_STATUS_WORDS = {
     "delivered": "delivered",
     "cancelled": "cancelled",
 }
+
+
+def reply_key(state: FlowState) -> ReplyKey:
+    """What picks a reply's wording variation: the conversation and its turn number."""
+    return ReplyKey(conversation_id=state["conversation_id"], turn=state.get("turn_count", 0))
 
 
 class FlowTurn:

@@ -8,15 +8,15 @@ item is chosen, `checkout` takes over (variant, quantity, order, payment).
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, cast
+from typing import Any
 
 from journeys.context import RunContext
 from journeys.flows import checkout, lexicon, parse
 from journeys.flows.common import FlowTurn, deep_link, open_order
 from journeys.flows.narrow import narrow
+from journeys.flows.replies import unknown_response
 from journeys.flows.state import FlowState
 from journeys.llm.gateway import LLMGateway
-from journeys.nodes import responses
 from journeys.nodes.deps import EngineDeps
 from journeys.templates.text_nodes import MAX_OPTIONS, OptionFact, catalog_present_options
 from tulia.storefront.codes import find_code
@@ -144,7 +144,7 @@ def unknown_or_catalog(state: FlowState, ctx: RunContext, deps: EngineDeps) -> F
     found = catalog_answer(state, ctx)
     if found is not None:
         return found
-    return cast(FlowState, responses.unknown_response(state, ctx, deps))
+    return unknown_response(state, ctx, deps)
 
 
 def catalog_answer(state: FlowState, ctx: RunContext) -> FlowState | None:

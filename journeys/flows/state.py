@@ -64,6 +64,9 @@ class FlowState(ConversationState, total=False):
     """The phone the M-Pesa prompt goes to when the customer named another one."""
     hinted_codes: list[str]
     """Coupon codes the bot suggested for the open order: sent back alone, applied."""
+    shop_version: str | None
+    """The tenant row's `updated_at` when the persona fields were last read: the persona
+    tool is asked again only when the shop's settings changed (journeys.flows.turn)."""
     quoted_at: float | None
     """When the pending payment-method or amount question was asked: a late answer to
     it is re-quoted, never executed."""
@@ -94,6 +97,7 @@ FLOW_DEFAULTS: dict[str, Any] = {
     "order_action": None,
     "last_seen_at": None,
     "quoted_at": None,
+    "shop_version": None,
     "hinted_codes": [],
     "pay_phone": None,
     "conversation_status": "ai_active",

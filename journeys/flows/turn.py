@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from journeys.context import RunContext
-from journeys.flows.common import FlowTurn
+from journeys.flows.common import FlowTurn, reply_key
 from journeys.flows.escalation import APOLOGISED
 from journeys.flows.stale import session_reset
 from journeys.flows.state import FlowState
@@ -20,9 +20,10 @@ from journeys.guard import guarded_reply, reply_amounts
 from journeys.llm.phrasing import phrase_turn, text_node
 from journeys.nlu.language import SWITCH_THRESHOLD
 from journeys.nodes.deps import EngineDeps
-from journeys.nodes.turn import reply_key, start_turn
+from journeys.sanitize import sanitize_inbound
 from journeys.templates.governance import non_text
 from tenants.accessors import get_tenant
+from tenants.errors import NotFound
 from tulia import clock
 
 TRANSCRIPT_LINES = 12
@@ -30,7 +31,16 @@ LINE_CHARS = 200
 
 
 def begin(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
-    update: dict[str, Any] = dict(start_turn(state, state.get("inbound_text", "")))
+    """Count the turn and clear last turn's per-turn fields; the raw text never enters
+    the state, only its sanitised form."""
+    update: dict[str, Any] = {
+        "inbound_text": sanitize_inbound(state.get("inbound_text", "")).text,
+        "turn_count": state.get("turn_count", 0) + 1,
+        "llm_calls": 0,
+        "response_text": None,
+        "consent_command": None,
+        "governor_action": None,
+    }
     update.update(
         turn_facts=[],
         graph_path=[],
@@ -68,13 +78,23 @@ def _customer_fields(out: dict[str, Any]) -> dict[str, Any]:
 
 
 def load_context(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
-    """Tenant persona and customer preferences from their tools; on failure, last turn's."""
+    """Tenant persona and customer preferences from their tools; on failure, last turn's.
+
+    The tenant's settings are read once per turn from the accessor (cached per process,
+    dropped whenever the row is saved); the persona tool is asked only when they changed
+    since the state's copy, so an unchanged shop costs no tool call (and no audit row)."""
     turn = FlowTurn(state, ctx)
-    shop = turn.tool("tenant_get_context", customer=False, routine=True)
-    if shop.ok:
-        turn.set(**_tenant_fields(shop.output))
-        # tenant_get_context does not carry the compliance settings (opt-out words).
-        turn.set(compliance=get_tenant(ctx.tenant_id).compliance_settings.model_dump(mode="json"))
+    try:
+        tenant = get_tenant(ctx.tenant_id)
+    except NotFound:
+        return turn.reply(None)  # no such shop: its tools refuse everything alike
+    version = tenant.updated_at.isoformat()
+    if state.get("shop_version") != version:
+        shop = turn.tool("tenant_get_context", customer=False, routine=True)
+        if shop.ok:
+            turn.set(**_tenant_fields(shop.output), shop_version=version)
+    # tenant_get_context does not carry the compliance settings (opt-out words).
+    turn.set(compliance=tenant.compliance_settings.model_dump(mode="json"))
     if state.get("phone_e164"):
         phone = state["phone_e164"]
         person = turn.tool("customer_get_or_create", customer=False, routine=True, phone=phone)

@@ -30,9 +30,6 @@ from journeys.state import ConversationState, GovernorClass
 LEXICON_FILE = DATA_DIR / "governor_lexicon.json"
 CASUAL_LIMITS = {0: 0, 1: 1, 2: 2, 3: 4}
 SPAM_LIMIT = 2
-# The cascade asks the LLM below this (journeys/nodes/governance.py has its own copy;
-# this one lets Django-free tools such as bench/nlu.py read it).
-GOVERNOR_THRESHOLD = 0.70
 
 Action = Literal["proceed", "casual_reply", "redirect", "spam_reply", "disengage", "stop"]
 

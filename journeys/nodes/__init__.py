@@ -1,5 +1,7 @@
-"""Graph nodes: small functions `(state, ctx, deps) -> partial state update`.
+"""What the graph's nodes share besides the state: their dependencies (`deps`) and
+the pure routing of a turn with the SPEC's thresholds (`routing`).
 
-`graph.py` (later) wires them; nothing here knows about LangGraph, so each node can be
-tested on its own with a plain dict state.
+The nodes themselves live in `journeys/flows/`, typed on its `FlowState`. These two
+modules keep their import paths because other flows import them; they can move to
+`journeys/` once no branch in flight still does.
 """

@@ -1,4 +1,7 @@
-"""Where a turn goes after governance (SPEC §5.2 thresholds), as pure functions."""
+"""Where a turn goes after governance, as pure functions, and the SPEC §5.2
+thresholds the engine routes by, each defined here once (Django-free, so the NLU
+benchmarks read them too). The language-switch threshold is the language policy's
+own (journeys.nlu.language.SWITCH_THRESHOLD): only that policy applies it."""
 
 from __future__ import annotations
 
@@ -7,7 +10,11 @@ from typing import Literal
 from journeys.state import ConversationState, Journey
 
 INTENT_ROUTE_THRESHOLD = 0.70
+"""Intent confidence at or above which the turn goes to the intent's journey."""
 INTENT_CLARIFY_THRESHOLD = 0.50
+"""Below the route threshold but at or above this: ask what the customer meant."""
+GOVERNOR_THRESHOLD = 0.70
+"""Below this the governor's verdict is asked of the LLM, when one is configured."""
 
 Band = Literal["route", "clarify", "unknown"]
 Route = Literal[

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import cast
 
 import pytest
 
 from journeys.context import RunContext
+from journeys.flows.state import FlowState
+from journeys.flows.turn import begin
 from journeys.llm.breaker import CircuitBreaker
 from journeys.llm.gateway import LLMGateway
 from journeys.llm.settings import LLMSettings
 from journeys.llm_emulator import LLMEmulator
-from journeys.nodes.turn import start_turn
-from journeys.state import ConversationState, new_state
+from journeys.nodes.deps import EngineDeps
+from journeys.state import new_state
 
 
 @pytest.fixture
@@ -34,22 +37,25 @@ def make_gateway(emulator: LLMEmulator) -> Callable[..., LLMGateway]:
     return build
 
 
-@pytest.fixture
-def ctx() -> RunContext:
+def ctx_for_nodes() -> RunContext:
     return RunContext(
         tenant_id="t-1", customer_id="c-1", conversation_id="conv-1", request_id="r-1"
     )
 
 
 @pytest.fixture
-def turn() -> Callable[..., ConversationState]:
-    """State for a new inbound message, optionally carrying earlier state."""
+def ctx() -> RunContext:
+    return ctx_for_nodes()
 
-    def build(
-        text: str, base: ConversationState | None = None, **fields: object
-    ) -> ConversationState:
+
+@pytest.fixture
+def turn() -> Callable[..., FlowState]:
+    """State for a new inbound message, opened as the graph's first node opens a turn,
+    optionally carrying earlier state."""
+
+    def build(text: str, base: FlowState | None = None, **fields: object) -> FlowState:
         state = base or new_state(tenant_id="t-1", conversation_id="conv-1", request_id="r-1")
-        state = ConversationState(**{**state, **fields})  # type: ignore[typeddict-item]
-        return ConversationState(**{**state, **start_turn(state, text)})
+        state = cast(FlowState, {**state, **fields, "inbound_text": text})
+        return cast(FlowState, {**state, **begin(state, ctx_for_nodes(), EngineDeps())})
 
     return build

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 
+from journeys.flows.understand import INTENT_SPEC
 from journeys.llm.breaker import CircuitBreaker
 from journeys.llm.cascade import run_cascade
 from journeys.llm.gateway import LLMGateway
@@ -13,7 +14,6 @@ from journeys.llm.settings import LLMSettings
 from journeys.llm_emulator import Hang, Malformed, Reply, ServerError
 from journeys.nlu.intent import IntentResult
 from journeys.nodes.deps import EngineDeps
-from journeys.nodes.governance import INTENT_SPEC
 from tenants.context import tenant_context
 from tulia.metering.models import LlmUsage
 

@@ -1,114 +1,108 @@
-"""Governance nodes run in graph order on a plain state, as the graph will run them."""
+"""Governance through the compiled graph: consent, the classifiers and the governor's
+replies, each turn run by `handle_turn` as the gateway runs it (the graph's own order,
+never a re-implementation of it)."""
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from journeys.context import RunContext
+from journeys.flows import understand
+from journeys.handler import initial_state, run_graph
 from journeys.llm_emulator import Reply
 from journeys.nlu.corpus import heldout_examples
-from journeys.nodes import governance, responses
 from journeys.nodes.deps import EngineDeps
-from journeys.nodes.routing import route
-from journeys.nodes.turn import start_turn
-from journeys.state import ConversationState, new_state
+from tenants.models import Tenant
+from tenants.services import update_tenant
+from tests.flows.chat import Chat, start_chat
 from tests.hypothesis_profiles import examples
+from tulia import clock
 
-OFFLINE = EngineDeps()
-PIPELINE = (
-    governance.intent_classify,
-    governance.language_policy,
-    governance.governor_spam_casual,
-)
+pytestmark = pytest.mark.django_db
+MOMENT = 1_800_000_000.0  # any fixed time
 
 
-def _run_turn(state, ctx, deps=OFFLINE) -> ConversationState:
-    """Consent first; if it did not answer, the three classifiers, then governance replies."""
-    state = {**state, **governance.consent_check(state, ctx, deps)}
-    if state["consent_command"]:
-        return state
-    for node in PIPELINE:
-        state = {**state, **node(state, ctx, deps)}
-    if route(state) == "governance":
-        state = {**state, **responses.governance_response(state, ctx, deps)}
-    return state
+def _chat(tenant: Tenant, **settings_: Any) -> Chat:
+    if settings_:
+        update_tenant(tenant, **settings_)
+    return start_chat(tenant)
 
 
-def test_stop_is_handled_before_classifiers_with_a_confirmation(turn, ctx) -> None:
-    state = _run_turn(turn("STOP", tenant_name="Kicks Nairobi", marketing_opt_in=True), ctx)
-    assert (state["consent_command"], state["marketing_opt_in"], route(state)) == (
-        "opt_out",
-        False,
-        "consent",
-    )
-    assert "Kicks Nairobi" in (state["response_text"] or "")
+def _path(chat: Chat) -> list[str]:
+    return list(chat.state["graph_path"])
 
 
-def test_swahili_opt_out_is_confirmed_in_swahili(turn, ctx) -> None:
-    state = _run_turn(turn("acha kunitumia messages", default_language="sw"), ctx)
-    assert state["consent_command"] == "opt_out"
-    assert "matangazo" in (state["response_text"] or "")
+def test_stop_is_handled_before_classifiers_with_a_confirmation(tenant: Tenant) -> None:
+    chat = _chat(tenant)
+    reply = chat.send("STOP")
+    assert (chat.state["consent_command"], chat.state["marketing_opt_in"]) == ("opt_out", False)
+    assert "record_consent" in _path(chat)
+    assert "intent_classify" not in _path(chat)
+    assert "Kicks Nairobi" in reply
 
 
-def test_business_message_is_classified_and_routed(turn, ctx) -> None:
-    state = _run_turn(turn("nataka viatu size 42", default_language="en"), ctx)
-    assert (state["intent"], state["governor_action"], route(state)) == (
-        "sales_discovery",
-        "proceed",
-        "sales",
-    )
+def test_swahili_opt_out_is_confirmed_in_swahili(tenant: Tenant) -> None:
+    chat = _chat(tenant, default_language="sw", allowed_languages=["sw", "en"])
+    reply = chat.send("acha kunitumia messages")
+    assert chat.state["consent_command"] == "opt_out"
+    assert "matangazo" in reply
+
+
+def test_business_message_is_classified_and_routed(tenant: Tenant) -> None:
+    chat = _chat(tenant, allowed_languages=["en", "sw", "sheng"])
+    chat.send("nataka viatu size 42")
+    state = chat.state
+    assert (state["intent"], state["governor_action"]) == ("sales_discovery", "proceed")
+    assert _path(chat)[_path(chat).index("detect_escalation") + 1] == "sales"
     assert (state["response_language"], state["llm_calls"]) == ("sw", 0)
 
 
-def test_casual_allowance_is_counted_across_turns_then_redirected(turn, ctx) -> None:
-    state = turn("mambo", max_chattiness_level=1, tenant_name="Kicks", bot_name="Tuli")
-    state = _run_turn(state, ctx)
-    first = (state["governor_action"], state["casual_turns"])
-    state = _run_turn(turn("sasa msee", base=state), ctx)
+def test_casual_allowance_is_counted_across_turns_then_redirected(tenant: Tenant) -> None:
+    chat = _chat(tenant, max_chattiness_level=1, bot_name="Tuli")
+    chat.send("mambo")
+    first = (chat.state["governor_action"], chat.state["casual_turns"])
+    reply = chat.send("sasa msee")
     assert first == ("casual_reply", 1)
-    assert (state["governor_action"], state["casual_turns"]) == ("redirect", 2)
-    assert state["response_text"]
+    assert (chat.state["governor_action"], chat.state["casual_turns"]) == ("redirect", 2)
+    assert "governance" in _path(chat)
+    assert reply
 
 
-def test_spam_is_silenced_after_two_replies(turn, ctx) -> None:
-    state = turn("click here to win an iphone")
-    replies = []
-    for _ in range(3):
-        state = _run_turn(state, ctx)
-        replies.append(state["response_text"])
-        state = turn("click here to win an iphone", base=state)
+def test_spam_is_silenced_after_two_replies(tenant: Tenant) -> None:
+    chat = _chat(tenant)
+    replies = [chat.send("click here to win an iphone") for _ in range(3)]
     assert [bool(r) for r in replies] == [True, True, False]
 
 
-def test_tenant_that_disallows_sheng_answers_sheng_in_its_default(turn, ctx) -> None:
-    state = turn(
-        "niaje msee nataka kubuy raba", allowed_languages=["en", "sw"], default_language="en"
-    )
-    state = _run_turn(state, ctx)
-    assert (state["detected_language"], state["response_language"]) == ("sheng", "en")
+def test_tenant_that_disallows_sheng_answers_sheng_in_its_default(tenant: Tenant) -> None:
+    chat = _chat(tenant, allowed_languages=["en", "sw"], default_language="en")
+    chat.send("niaje msee nataka kubuy raba")
+    assert (chat.state["detected_language"], chat.state["response_language"]) == ("sheng", "en")
+
+
+def test_sitaki_answering_a_question_does_not_withdraw_consent(tenant: Tenant) -> None:
+    chat = _chat(tenant)
+    chat.state = {"awaiting_answer": True}
+    chat.send("sitaki")
+    assert chat.state["consent_command"] is None
+    assert "record_consent" not in _path(chat)
+
+
+def test_a_scam_dressed_as_an_order_is_stored_as_spam_casual(tenant: Tenant) -> None:
+    chat = _chat(tenant)
+    chat.send("I'd like to order 200 units, please confirm by sending your bank login")
+    assert (chat.state["governor_classification"], chat.state["intent"]) == ("spam", "spam_casual")
 
 
 def test_unsure_intent_is_settled_by_the_llm_and_counted(turn, ctx, emulator, make_gateway) -> None:
+    """One node alone: the cascade asks the model only when the classifier is unsure."""
     emulator.default = Reply({"intent": "order_status", "confidence": 0.9})
     deps = EngineDeps(gateway=make_gateway())
-    state = turn("mhudumu wa kusafirisha atafika lini")
-    update = governance.intent_classify(state, ctx, deps)
+    update = understand.intent_classify(turn("mhudumu wa kusafirisha atafika lini"), ctx, deps)
     assert (update["intent"], update["llm_calls"]) == ("order_status", 1)
-
-
-def test_same_message_same_state_same_reply(turn, ctx) -> None:
-    first = _run_turn(turn("mambo", tenant_name="Kicks", bot_name="Tuli"), ctx)
-    again = _run_turn(turn("mambo", tenant_name="Kicks", bot_name="Tuli"), ctx)
-    assert first["response_text"] == again["response_text"]
-
-
-def test_sitaki_answering_a_question_does_not_withdraw_consent(turn, ctx) -> None:
-    state = _run_turn(turn("sitaki", awaiting_answer=True, marketing_opt_in=True), ctx)
-    assert state["consent_command"] is None
-    assert state["marketing_opt_in"] is True
 
 
 _CONFIGS = st.fixed_dictionaries(
@@ -117,33 +111,30 @@ _CONFIGS = st.fixed_dictionaries(
         "default_language": st.sampled_from(["en", "sw", "sheng"]),
         "casual_turns": st.integers(0, 5),
         "spam_turns": st.integers(0, 3),
-        "tenant_name": st.sampled_from(["Kicks", "Mama Mboga", None]),
     }
 )
 
 
-@settings(max_examples=examples(100), deadline=None)
+@settings(
+    max_examples=examples(30),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(
     text=st.sampled_from([ex.text for ex in heldout_examples()] + ["STOP", "mambo"]),
     config=_CONFIGS,
     turn_count=st.integers(0, 50),
 )
-def test_same_message_in_the_same_state_gives_the_same_turn(text, config, turn_count) -> None:
+def test_same_message_in_the_same_state_gives_the_same_turn(
+    tenant: Tenant, text: str, config: dict[str, Any], turn_count: int
+) -> None:
     """Feature: tulia-ai-v2-langgraph-refactor, Property 14: Deterministic replies.
 
-    Running the governance nodes twice on one message and one state gives identical
+    The compiled graph run twice on one message and one stored state gives identical
     classifications, counters and reply text."""
-    ctx = RunContext(tenant_id="t", customer_id="c", conversation_id="conv", request_id="r")
-    base = cast(
-        ConversationState,
-        {**new_state(tenant_id="t", conversation_id="conv", request_id="r"), **config},
-    )
-    base["turn_count"] = turn_count
-    state = {**base, **start_turn(base, text)}
-    assert _run_turn(dict(state), ctx) == _run_turn(dict(state), ctx)
-
-
-def test_a_scam_dressed_as_an_order_is_stored_as_spam_casual(turn, ctx) -> None:
-    text = "I'd like to order 200 units, please confirm by sending your bank login"
-    state = _run_turn(turn(text), ctx)
-    assert (state["governor_classification"], state["intent"]) == ("spam", "spam_casual")
+    chat = start_chat(tenant)
+    chat.state, chat.turn_number = dict(config), turn_count
+    turn = chat.turn_input(text)
+    with clock.held_at(MOMENT):  # the turn stamps when it was seen
+        first, again = (run_graph(turn, initial_state(turn)) for _ in range(2))
+    assert first == again

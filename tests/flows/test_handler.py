@@ -36,6 +36,22 @@ def test_no_bot_reply_while_a_person_has_the_conversation(shop: Tenant, status: 
     assert output.state["graph_path"][-2:] == ["with_person", "finish"]  # no journey ran
 
 
+@pytest.mark.parametrize("status", ["resolved", "closed"])
+def test_a_finished_conversation_gets_no_reply_and_keeps_its_state(
+    shop: Tenant, status: str
+) -> None:
+    """The one silence rule (SPEC §8): the bot answers an open conversation it has; with
+    a person it only honours STOP and the waiting notice; a resolved or closed one is
+    over (the customer's next message opens a new conversation), so nothing runs."""
+    chat = start_chat(shop)
+    chat.send("I want sneakers")
+    _set_status(chat, status)
+    for line in ("hello? anyone", "STOP"):
+        output = handle_turn(chat.turn_input(line))
+        assert output.replies == []
+        assert output.state is None  # the stored state is left as it was
+
+
 def test_stored_state_is_json_and_a_reloaded_state_continues_the_sale(shop: Tenant) -> None:
     chat = start_chat(shop)
     chat.send("I want sneakers")

@@ -10,7 +10,6 @@ from tenants.context import tenant_context
 from tenants.services import update_tenant
 from tulia.handoff.desk import claim, resolve
 from tulia.handoff.escalation import HandoffRequest, escalate
-from tulia.handoff.lifecycle import bot_may_answer
 from tulia.handoff.models import Category, HandoffTicket, Priority
 from tulia.handoff.policy import Outcome
 
@@ -52,7 +51,6 @@ def test_queued_when_agents_are_on_and_the_bot_goes_silent(tenant, conversation)
     )
     assert "number 2 in the queue" in result.message
     assert status_of(tenant, conversation.pk) == "waiting"
-    assert not bot_may_answer(tenant.id, conversation.pk)
 
 
 def test_previous_agent_online_with_room_gets_the_customer_back(tenant, conversation) -> None:

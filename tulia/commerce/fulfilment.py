@@ -14,6 +14,7 @@ from uuid import UUID
 
 from django.db import transaction
 
+from tenants.accessors import tenant_scope
 from tenants.context import tenant_context
 from tenants.errors import NotFound
 from tulia.commerce.errors import OrderStateError, UnknownDeliveryArea
@@ -50,7 +51,8 @@ NONE = Options(zones=(), free_delivery_from=None, pickup_location="", pickup_hou
 
 
 def options_for(tenant_id: UUID | str) -> Options:
-    with tenant_context(tenant_id) as tid:
+    # A read: joins the caller's open context of this tenant (a tool's) for free.
+    with tenant_scope(tenant_id) as tid:
         stored = FulfilmentSettings.objects.filter(tenant_id=tid).first()
     if stored is None:
         return NONE

@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import Literal
 from uuid import UUID
 
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from tenants.context import tenant_context
@@ -34,12 +34,18 @@ class OfferView:
     rejection: Rejection | None  # why it does not apply (None when it does)
 
 
-def _used(offer: Offer, customer_id: int, exclude_order: int | None) -> tuple[int, int]:
-    """(overall, by this customer) uses, ignoring cancelled orders and the order itself."""
-    uses = OfferRedemption.objects.filter(tenant_id=offer.tenant_id, offer=offer).exclude(
+def _uses(
+    tenant_id: UUID, offer_ids: list[int], customer_id: int, exclude_order: int | None
+) -> dict[int, tuple[int, int]]:
+    """Per offer, (overall, by this customer) uses, ignoring cancelled orders and the
+    order itself: one grouped query however many offers are listed."""
+    uses = OfferRedemption.objects.filter(tenant_id=tenant_id, offer_id__in=offer_ids).exclude(
         Q(order__status=OrderStatus.CANCELLED) | Q(order_id=exclude_order)
     )
-    return uses.count(), uses.filter(customer_id=customer_id).count()
+    counted = uses.values("offer_id").annotate(
+        overall=Count("id"), mine=Count("id", filter=Q(customer_id=customer_id))
+    )
+    return {row["offer_id"]: (row["overall"], row["mine"]) for row in counted}
 
 
 def rejection_reason(
@@ -48,10 +54,15 @@ def rejection_reason(
     lines: Sequence[PricedLine] | None,
     now: datetime,
     exclude_order: int | None = None,
+    *,
+    used: tuple[int, int] | None = None,
 ) -> Rejection | None:
+    """Why `offer` does not apply (None when it does); `used` when already counted."""
     if not offer.is_active or not in_window(offer, now):
         return "not_running"
-    overall, mine = _used(offer, customer_id, exclude_order)
+    if used is None:
+        used = _uses(offer.tenant_id, [offer.pk], customer_id, exclude_order).get(offer.pk)
+    overall, mine = used or (0, 0)
     if offer.usage_limit_total is not None and overall >= offer.usage_limit_total:
         return "fully_used"
     if offer.usage_limit_per_customer is not None and mine >= offer.usage_limit_per_customer:
@@ -74,9 +85,12 @@ def applicable_offers(
                 raise NotFound("order not found")
             lines = priced_lines(order.get())
         offers = Offer.objects.filter(tenant_id=tid, advertised=True, is_active=True)
+        listed = list(offers.prefetch_related("coupons").order_by("id"))
+        uses = _uses(tid, [offer.pk for offer in listed], customer_id, order_id)
         views = []
-        for offer in offers.prefetch_related("coupons").order_by("id"):
-            reason = rejection_reason(offer, customer_id, lines, now, order_id)
+        for offer in listed:
+            used = uses.get(offer.pk, (0, 0))
+            reason = rejection_reason(offer, customer_id, lines, now, order_id, used=used)
             code = next((c.code for c in offer.coupons.all() if c.is_active), None)
             discount = discount_for(offer, lines) if lines is not None and not reason else None
             views.append(OfferView(offer, code, discount, reason))

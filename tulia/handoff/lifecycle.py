@@ -38,9 +38,6 @@ TRANSITIONS: dict[Move, tuple[frozenset[str], str]] = {
     Move.CLOSE: (frozenset({S.AGENT_ACTIVE, S.WAITING}), S.CLOSED),
 }
 
-# While a person owns (or is about to own) the conversation the bot stays silent.
-BOT_SILENT_STATUSES = frozenset({S.WAITING, S.AGENT_ACTIVE})
-
 
 def target_of(move: Move, current: str) -> str:
     """The status `move` leads to from `current`, or IllegalTransition (pure)."""
@@ -67,16 +64,3 @@ def transition(tenant_id: UUID | str, conversation_id: int, move: Move) -> str:
     if current is None:
         raise NotFound("conversation not found")
     raise IllegalTransition(f"cannot {move.value} a conversation that is {current}")
-
-
-def bot_may_answer(tenant_id: UUID | str, conversation_id: int) -> bool:
-    """False while the conversation is queued for, or owned by, a person."""
-    with tenant_context(tenant_id) as tid:
-        status = (
-            Conversation.objects.filter(tenant_id=tid, pk=conversation_id)
-            .values_list("status", flat=True)
-            .first()
-        )
-    if status is None:
-        raise NotFound("conversation not found")
-    return status not in BOT_SILENT_STATUSES
