@@ -131,12 +131,13 @@ class WorkerKilled(BaseException):
 
 
 @pytest.mark.parametrize(
-    ("dying", "found", "resent"),
-    [(WorkerDiesAfterTwilio, 1, 2), (WorkerDiesBeforeTwilio, 0, 3)],
+    ("dying", "expected"),
+    [(WorkerDiesAfterTwilio, (1, 2)), (WorkerDiesBeforeTwilio, (0, 3))],
 )
 def test_send_left_in_doubt_is_reconciled_with_twilio_before_any_resend(
-    tenant, twilio, make_campaign, dying, found, resent
+    tenant, twilio, make_campaign, dying, expected
 ) -> None:
+    found, resent = expected
     add_customers(tenant, 3)
     campaign = make_campaign()
     _start(tenant, campaign)

@@ -454,7 +454,7 @@ def _tired_audience(tenant_id: UUID, campaign_id: int) -> str:
     with tenant_context(tenant_id) as tid:
         counts = dict(
             Recipient.objects.filter(tenant_id=tid, campaign_id=campaign_id)
-            .exclude(status=Recipient.Status.QUEUED)
+            .exclude(status__in=(Recipient.Status.QUEUED, Recipient.Status.SENDING))
             .values_list("outbound__error_code")
             .annotate(n=Count("id"))
             .values_list("outbound__error_code", "n")
