@@ -68,7 +68,20 @@ _numbers = iter(range(1, 1000))
 
 # --- worker processes -----------------------------------------------------------------
 def worker(pairs: list[str]) -> None:
-    """Run the campaigns' slices until each is done or waits (for its tier)."""
+    """Run the campaigns' slices until each is done or waits (for its tier); with
+    CAMPAIGN_BENCH_PROFILE=<dir> the worker's cProfile is written there."""
+    profile_dir = os.environ.get("CAMPAIGN_BENCH_PROFILE")
+    if not profile_dir:
+        _work(pairs)
+        return
+    import cProfile
+
+    profiler = cProfile.Profile(time.process_time)  # CPU, not the machine's queue
+    profiler.runcall(_work, pairs)
+    profiler.dump_stats(str(Path(profile_dir) / f"worker-{os.getpid()}.prof"))
+
+
+def _work(pairs: list[str]) -> None:
     open_ = [(t, int(c)) for t, c in (p.split(":") for p in pairs)]
     while open_:
         still = []
@@ -171,14 +184,24 @@ def capacity(twilio: TwilioEmulator, shops: int, per_shop: int, workers: int) ->
     groups = [made[i::workers] for i in range(workers)]
     procs = [spawn([(t, c.pk) for t, c in group]) for group in groups if group]
     rss: list[tuple[float, float]] = []
+    cpu: dict[int, float] = {}
+    emulator_cpu = _cpu(os.getpid())
     while any(p.poll() is None for p in procs):
         done = (len(twilio.sent) - before) / total
         mem = sum(_rss(p.pid) for p in procs if p.poll() is None)
+        cpu |= {p.pid: _cpu(p.pid) or cpu.get(p.pid, 0.0) for p in procs}
         rss.append((done, mem))
         time.sleep(0.5)
     elapsed = time.monotonic() - started
+    emulator_cpu = _cpu(os.getpid()) - emulator_cpu
     sent = len(twilio.sent) - before
-    print(f"  sent {sent} of {total} in {elapsed:.1f} s: {sent / elapsed:.0f} sends/s")
+    load = os.getloadavg()[0]
+    print(f"  sent {sent} of {total} in {elapsed:.1f} s: {sent / elapsed:.0f} sends/s "
+          f"(load average now {load:.1f})")  # fmt: skip
+    worker_ms = 1000 * sum(cpu.values()) / max(sent, 1)
+    emulator_ms = 1000 * emulator_cpu / max(sent, 1)
+    print(f"  CPU per send: workers {worker_ms:.2f} ms, emulator and this script "
+          f"{emulator_ms:.2f} ms (the last sample of each worker, so a little under)")
     queued_to_sent, claim_to_sent = [], []
     for tenant_id, campaign in made:
         with tenant_context(tenant_id):
@@ -196,6 +219,15 @@ def capacity(twilio: TwilioEmulator, shops: int, per_shop: int, workers: int) ->
     for mark in (0.1, 0.5, 0.9):
         near = min(rss, key=lambda point: abs(point[0] - mark), default=(0, 0))
         print(f"  worker RSS at {near[0]:.0%} sent: {near[1]:.0f} MiB (all workers)")
+
+
+def _cpu(pid: int) -> float:
+    """User + system CPU seconds the process has used so far (0 once it is gone)."""
+    try:
+        times = psutil.Process(pid).cpu_times()
+    except psutil.NoSuchProcess:
+        return 0.0
+    return times.user + times.system
 
 
 def _rss(pid: int) -> float:

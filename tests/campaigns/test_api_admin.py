@@ -16,6 +16,7 @@ from tenants.context import tenant_context
 from tenants.services import add_staff_member, record_consent
 from tests.commerce import factories as f
 from tulia.api.keys import issue_key
+from tulia.campaigns import control, sending
 from tulia.campaigns.models import Campaign, MessagingSettings
 from tulia.celery import app as celery_app
 from tulia.commerce.checkout import LineRequest, create_order
@@ -194,3 +195,19 @@ def test_owner_previews_and_sends_from_the_admin_agent_cannot(
         assert Campaign.objects.get(pk=campaign.pk).status == Campaign.Status.DONE
     page = owner.get(reverse("admin:campaigns_campaign_change", args=[campaign.pk]))
     assert "<th>Sent</th><td>2</td>" in page.content.decode()
+
+
+def test_owner_sees_a_paused_campaign_on_the_console_home(tenant, twilio, make_campaign) -> None:
+    tired = add_customers(tenant, 6)
+    twilio.marketing_limited |= {f"whatsapp:{c.phone_e164}" for c in tired}
+    campaign = make_campaign(name="Mid-month sale")
+    control.schedule(tenant.id, campaign.pk)
+    control.start_due(tenant.id, campaign.pk)
+    sending.run(tenant.id, campaign.pk)
+    add_staff_member(tenant.id, username="owner_n", password=PASSWORD, role="owner")
+    owner = Client()
+    assert owner.login(username="owner_n", password=PASSWORD)
+    home = owner.get(reverse("admin:index")).content.decode()
+    assert "Mid-month sale" in home
+    assert "Paused: WhatsApp refused 5 of 5 messages" in home
+    assert reverse("admin:campaigns_campaign_change", args=[campaign.pk]) in home

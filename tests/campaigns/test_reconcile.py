@@ -1,7 +1,10 @@
 """The sweeper asks Twilio's message list before sending a part a dead deliverer left
-"sending": any reply, not only campaigns, goes at most once."""
+"sending": any reply, not only campaigns, goes at most once. So does the deliverer's
+own retry after a network error that may have reached Twilio."""
 
 from __future__ import annotations
+
+import socket
 
 import pytest
 
@@ -9,7 +12,7 @@ from tenants.context import tenant_context
 from tests.gateway.window_support import customer_who_just_wrote
 from tulia.conversations.models import OutboundMessage
 from tulia.whatsapp import delivery, sweeper
-from tulia.whatsapp.backends.base import OutgoingMessage, SendResult
+from tulia.whatsapp.backends.base import OutgoingMessage, SendError, SendResult
 from tulia.whatsapp.backends.twilio_rest import TwilioBackend
 from tulia.whatsapp.outbound import send_to_customer
 
@@ -49,3 +52,38 @@ def test_sweeper_sends_again_only_what_twilio_does_not_have(tenant, twilio, twil
     settled = _only_row(tenant)
     assert settled.twilio_sid == twilio.sent[0].sid
     assert settled.status == OutboundMessage.Status.QUEUED
+
+
+class TimesOutAfterTwilio(TwilioBackend):
+    """Twilio accepts the message, then the answer never arrives (a read timeout)."""
+
+    def send(self, message: OutgoingMessage) -> SendResult:
+        super().send(message)
+        raise SendError("network error: read timed out", retryable=True, in_doubt=True)
+
+
+def test_a_network_error_after_twilio_accepted_is_looked_up_not_resent(tenant, twilio):
+    customer = customer_who_just_wrote(tenant.id)
+    send_to_customer(tenant.id, customer.pk, ["Your order shipped"], "req-1")
+    row = _only_row(tenant)
+    with pytest.raises(delivery.DeliveryDeferred):
+        delivery.deliver_conversation(tenant.id, row.conversation_id, TimesOutAfterTwilio())
+    assert _only_row(tenant).status == OutboundMessage.Status.SENDING  # in doubt, not pending
+    delivery.deliver_conversation(tenant.id, row.conversation_id)  # the task's retry
+    assert [m.body for m in twilio.sent] == ["Your order shipped"]
+    assert _only_row(tenant).twilio_sid == twilio.sent[0].sid
+
+
+def test_a_refused_connection_is_not_in_doubt_and_is_sent_again(tenant, twilio, settings):
+    customer = customer_who_just_wrote(tenant.id)
+    send_to_customer(tenant.id, customer.pk, ["Your order shipped"], "req-2")
+    row = _only_row(tenant)
+    with socket.socket() as closed:  # a port nothing listens on: the request never left
+        closed.bind(("127.0.0.1", 0))
+        settings.TULIA_TWILIO_API_BASE = f"http://127.0.0.1:{closed.getsockname()[1]}"
+        with pytest.raises(delivery.DeliveryDeferred):
+            delivery.deliver_conversation(tenant.id, row.conversation_id)
+    assert _only_row(tenant).status == OutboundMessage.Status.PENDING
+    settings.TULIA_TWILIO_API_BASE = twilio.base_url
+    delivery.deliver_conversation(tenant.id, row.conversation_id)
+    assert [m.body for m in twilio.sent] == ["Your order shipped"]

@@ -131,30 +131,68 @@ class WorkerKilled(BaseException):
 
 
 @pytest.mark.parametrize(
-    ("dying", "doubt"),
-    [
-        (WorkerDiesAfterTwilio, Recipient.Doubt.FOUND),
-        (WorkerDiesBeforeTwilio, Recipient.Doubt.RESENT),
-    ],
+    ("dying", "expected"),
+    [(WorkerDiesAfterTwilio, (1, 2)), (WorkerDiesBeforeTwilio, (0, 3))],
 )
 def test_send_left_in_doubt_is_reconciled_with_twilio_before_any_resend(
-    tenant, twilio, make_campaign, dying, doubt
+    tenant, twilio, make_campaign, dying, expected
 ) -> None:
+    found, resent = expected
     add_customers(tenant, 3)
     campaign = make_campaign()
     _start(tenant, campaign)
     with pytest.raises(WorkerKilled):
         sending.run(tenant.id, campaign.pk, backend=dying())
-    assert _recipients(tenant, campaign)["sending"] == 1
+    # The whole batch was committed `sending` before the first call; the worker died on it.
+    assert _recipients(tenant, campaign) == {"sending": 3}
     report = sending.run(tenant.id, campaign.pk)
-    assert (report.found, report.resent) == ((1, 0) if doubt == "found" else (0, 1))
+    assert (report.found, report.resent) == (found, resent)
     per_customer = Counter(m.to for m in twilio.sent)
     assert sorted(per_customer.values()) == [1, 1, 1]  # never twice, never lost
     assert _recipients(tenant, campaign) == {"sent": 3}
     with tenant_context(tenant.id):
-        assert Recipient.objects.filter(doubt=doubt).count() == 1
+        assert Recipient.objects.filter(doubt=Recipient.Doubt.FOUND).count() == found
+        assert Recipient.objects.filter(doubt=Recipient.Doubt.RESENT).count() == resent
         sids = set(OutboundMessage.objects.values_list("twilio_sid", flat=True))
     assert sids == {m.sid for m in twilio.sent}
+
+
+def test_message_found_at_twilio_after_a_crash_counts_by_its_real_status(
+    tenant, twilio, make_campaign
+) -> None:
+    """Twilio accepted it, the worker died, then Meta refused it (63049): found, not
+    sent again, and counted as failed with the code, never as sent."""
+    (customer,) = add_customers(tenant, 1)
+    campaign = make_campaign()
+    _start(tenant, campaign)
+    with pytest.raises(WorkerKilled):
+        sending.run(tenant.id, campaign.pk, backend=WorkerDiesAfterTwilio())
+    (accepted,) = twilio.sent
+    twilio.fail_after_accepting(accepted.sid, 63049, "Meta chose not to deliver")
+    report = sending.run(tenant.id, campaign.pk)
+    assert (report.found, report.resent, report.sent, report.skipped) == (1, 0, 0, 1)
+    assert len(twilio.sent) == 1
+    with tenant_context(tenant.id):
+        recipient = Recipient.objects.select_related("outbound").get(customer_id=customer.pk)
+    assert recipient.status == Recipient.Status.SKIPPED  # a WhatsApp refusal, as the gate's
+    assert recipient.doubt == Recipient.Doubt.FOUND
+    assert recipient.reason.startswith("63049")
+    assert recipient.outbound.status == OutboundMessage.Status.NOT_SENT
+    assert recipient.outbound.twilio_sid == accepted.sid
+
+
+def test_failed_not_refused_at_twilio_after_a_crash_counts_as_failed(
+    tenant, twilio, make_campaign
+) -> None:
+    add_customers(tenant, 1)
+    campaign = make_campaign()
+    _start(tenant, campaign)
+    with pytest.raises(WorkerKilled):
+        sending.run(tenant.id, campaign.pk, backend=WorkerDiesAfterTwilio())
+    twilio.fail_after_accepting(twilio.sent[0].sid, 30008, "Unknown error")
+    report = sending.run(tenant.id, campaign.pk)
+    assert (report.found, report.sent, report.failed) == (1, 0, 1)
+    assert _recipients(tenant, campaign) == {"failed": 1}
 
 
 def test_template_paused_by_whatsapp_pauses_the_campaign(tenant, twilio, make_campaign) -> None:

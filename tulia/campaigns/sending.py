@@ -4,17 +4,16 @@ A run is one slice of work under the campaign's lease (one runner at a time):
 
 1. settle recipients left `sending` by an earlier run: their outbound row tells what
    happened; a row itself still `sending` with no deliverer alive is looked up in
-   Twilio's message list (tulia/whatsapp/reconcile.py) before anything is sent again;
+   Twilio's message list (tulia/whatsapp/reconcile.py) before anything is sent again,
+   and counted by the status Twilio lists (found is not the same as sent);
 2. write the recipient rows from the audience, streamed in chunks, once;
-3. outside the shop's quiet hours, send: each second at most `rate_per_second` sends
-   per sender (a Redis counter shared by every runner of that number), and never past
-   the sender's marketing share of its tier (the gate checks each send under the
-   sender's row lock; the runner asks first, to wait rather than be refused);
-4. Twilio codes that mean WhatsApp is unhappy with the number or template pause it.
-
-Each send: one transaction stores the outbound row through the gate
-(`outbound.queue_template`) and marks the recipient `sending`; it commits; only then is
-Twilio called (`delivery.deliver_conversation`, under the conversation's send lease).
+3. outside the shop's quiet hours, send batch after batch (tulia/campaigns/batch.py):
+   each batch is claimed in one committed transaction that checks the template, the
+   consent ledger and the sender's marketing share of its tier, then sent over one
+   kept-alive connection within `rate_per_second` sends per sender (a Redis counter
+   shared by every runner of that number);
+4. Twilio codes that mean WhatsApp is unhappy with the number or template pause it, and
+   a tier used up makes the run wait for the rolling 24 hours to free a slot.
 """
 
 from __future__ import annotations
@@ -26,18 +25,16 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from uuid import UUID
 
-from django.db.models import Count, Min
+from django.db.models import Min
 from django.utils import timezone
 
 from tenants.context import tenant_context
-from tenants.keys import tenant_key
-from tulia.campaigns import audience, schedule
+from tulia.campaigns import audience, batch, schedule
 from tulia.campaigns.models import Campaign, CampaignEvent, CampaignRecipient
 from tulia.conversations import locks
 from tulia.conversations.models import OutboundMessage
-from tulia.conversations.services import open_conversation
-from tulia.whatsapp import delivery, dispatch, limits, outbound, reconcile
-from tulia.whatsapp.backends import WhatsAppBackend
+from tulia.whatsapp import delivery, dispatch, limits, reconcile
+from tulia.whatsapp.backends import WhatsAppBackend, get_backend
 
 logger = logging.getLogger(__name__)
 Recipient = CampaignRecipient
@@ -46,19 +43,6 @@ SLICE_SECONDS = 20.0
 # A recipient whose send Twilio could not confirm or deny for this long is written off
 # as lost rather than risk a second message.
 LOST_AFTER = timedelta(hours=6)
-LIMIT_REFUSAL = "the sender's messaging limit is reached"
-# Twilio codes that stop the whole campaign: WhatsApp paused or disabled the template
-# (quality), or the number hit its rate or messaging limit.
-STOP_CODES = {
-    63027: "WhatsApp paused or disabled the template (usually its quality rating)",
-    63018: "WhatsApp refused for the number's rate or messaging limit",
-    63038: "the number reached its daily messaging limit",
-}
-# Meta's per-user marketing limit: one refusal is one customer; many mean the audience
-# is tired of marketing, and the campaign pauses for the owner to look.
-PER_USER_LIMIT = 63049
-PER_USER_PAUSE_SHARE = 0.05
-PER_USER_PAUSE_MIN = 5
 _ACCEPTED = (
     OutStatus.QUEUED,
     OutStatus.ACCEPTED,
@@ -68,16 +52,12 @@ _ACCEPTED = (
 )
 
 
-class TierFull(Exception):
-    """The sender's marketing share of its tier is used up for now."""
-
-
 @dataclass
 class RunReport:
     sent: int = 0
     skipped: int = 0
     failed: int = 0
-    found: int = 0  # in doubt, Twilio had it
+    found: int = 0  # in doubt, Twilio had it (counted in sent or failed by its status)
     resent: int = 0  # in doubt, Twilio did not: sent again
     lost: int = 0
     next_at: datetime | None = None
@@ -128,14 +108,6 @@ def build_audience(tenant_id: UUID, campaign: Campaign) -> int:
 
 
 # --- the sender's tier and rate -----------------------------------------------------
-def marketing_allowance(tenant_id: UUID, sender_id: int) -> int | None:
-    """How many more customers marketing may reach through the sender now (None: no cap)."""
-    usage = limits.usage(limits.limit_for(tenant_id, sender_id))
-    if usage.marketing_capacity is None:
-        return None
-    return max(0, usage.marketing_capacity - usage.used)
-
-
 def slot_frees_at(tenant_id: UUID, sender_id: int) -> datetime:
     """When the oldest customer counted against the tier leaves the rolling 24 hours."""
     now = timezone.now()
@@ -151,21 +123,6 @@ def slot_frees_at(tenant_id: UUID, sender_id: int) -> datetime:
             .aggregate(first=Min("created_at"))["first"]
         )
     return (oldest + limits.ROLLING) if oldest else now + timedelta(minutes=15)
-
-
-def _take_rate_slot(tenant_id: UUID, sender_id: int, rate: int) -> None:
-    """Block until this second has room for one more send through the sender."""
-    client = locks.redis_client()
-    while True:
-        second = int(time.time())
-        key = tenant_key(tenant_id, "campaign-rate", sender_id, second)
-        pipe = client.pipeline()
-        pipe.incr(key)
-        pipe.expire(key, 3)
-        count = int(pipe.execute()[0])
-        if count <= rate:
-            return
-        time.sleep(max(0.0, second + 1 - time.time()))
 
 
 def _tell_spread(tenant_id: UUID, campaign: Campaign) -> None:
@@ -195,76 +152,26 @@ def _tell_spread(tenant_id: UUID, campaign: Campaign) -> None:
 
 
 # --- one recipient ------------------------------------------------------------------
-def _claim(tenant_id: UUID, campaign: Campaign, recipient_id: int) -> tuple[str, int | None]:
-    """Store the outbound row through the gate and mark the recipient `sending`, in one
-    committed transaction; ("sending", conversation) or ("skipped"/"gone", None).
-    Raises TierFull (rolling back) when the gate refuses for the sender's limit."""
-    with tenant_context(tenant_id) as tid:
-        recipient = (
-            Recipient.objects.select_for_update(skip_locked=True)
-            .filter(tenant_id=tid, pk=recipient_id, status=Recipient.Status.QUEUED)
-            .first()
-        )
-        if recipient is None:
-            return "gone", None
-        conversation = open_conversation(tid, recipient.customer_id, campaign.sender_id)
-        ids = outbound.queue_template(
-            tid, conversation.pk, campaign.template_id, campaign.variables,
-            f"campaign-{campaign.pk}-{recipient.pk}", purpose="campaign", deliver=False,
-        )  # fmt: skip
-        status, reason = (
-            OutboundMessage.objects.filter(pk=ids[0]).values_list("status", "error_message").get()
-        )
-        recipient.outbound_id = ids[0]
-        if status == OutStatus.NOT_SENT:
-            if reason.startswith(LIMIT_REFUSAL):
-                raise TierFull(reason)
-            recipient.status, recipient.reason = Recipient.Status.SKIPPED, reason[:300]
-            recipient.save(update_fields=["outbound", "status", "reason"])
-            return "skipped", None
-        recipient.status, recipient.claimed_at = Recipient.Status.SENDING, timezone.now()
-        recipient.save(update_fields=["outbound", "status", "claimed_at"])
-        return "sending", conversation.pk
-
-
 def _settle_one(tenant_id: UUID, recipient_id: int) -> str:
-    """Copy the outbound row's outcome onto a `sending` recipient; its new status."""
+    """Copy the outbound row's outcome onto a `sending` recipient; its new status. A
+    refusal or failure counts as such even when Twilio gave the message a sid."""
     with tenant_context(tenant_id) as tid:
         recipient = Recipient.objects.select_related("outbound").get(tenant_id=tid, pk=recipient_id)
         message = recipient.outbound
         if recipient.status != Recipient.Status.SENDING or message is None:
             return recipient.status
-        if message.twilio_sid or message.status in _ACCEPTED:
-            recipient.status, recipient.sent_at = (
-                Recipient.Status.SENT,
-                message.sent_at or timezone.now(),
-            )
-        elif message.status == OutStatus.NOT_SENT:
-            recipient.status = Recipient.Status.SKIPPED
-            recipient.reason = f"{message.error_code or ''} {message.error_message}".strip()[:300]
+        reason = f"{message.error_code or ''} {message.error_message}".strip()[:300]
+        if message.status == OutStatus.NOT_SENT:
+            recipient.status, recipient.reason = Recipient.Status.SKIPPED, reason
         elif message.status in (OutStatus.FAILED, OutStatus.UNDELIVERED):
-            recipient.status = Recipient.Status.FAILED
-            recipient.reason = f"{message.error_code or ''} {message.error_message}".strip()[:300]
+            recipient.status, recipient.reason = Recipient.Status.FAILED, reason
+        elif message.twilio_sid or message.status in _ACCEPTED:
+            recipient.status = Recipient.Status.SENT
+            recipient.sent_at = message.sent_at or timezone.now()
         else:
             return Recipient.Status.SENDING  # pending or sending: still in flight
         recipient.save(update_fields=["status", "sent_at", "reason"])
         return recipient.status
-
-
-def _send_one(
-    tenant_id: UUID, campaign: Campaign, recipient_id: int, backend: WhatsAppBackend | None
-) -> str:
-    claimed, conversation_id = _claim(tenant_id, campaign, recipient_id)
-    if conversation_id is None:
-        return claimed
-    try:
-        delivery.deliver_conversation(tenant_id, conversation_id, backend)
-    except (delivery.DeliveryBusy, delivery.DeliveryDeferred):
-        # Another deliverer has the conversation, or Twilio asked us to retry: the row
-        # is pending, the delivery task (with its back-off) takes it from here.
-        dispatch.enqueue_delivery(tenant_id, conversation_id)
-        return Recipient.Status.SENDING
-    return _settle_one(tenant_id, recipient_id)
 
 
 # --- recipients left in doubt -------------------------------------------------------
@@ -300,12 +207,13 @@ def settle_in_doubt(
                 report.lost += 1
                 continue
         elif message_status == OutStatus.PENDING and conversation_id is not None:
-            # Never reached Twilio (the run died between claim and call): deliver it.
+            # Never reached Twilio (a retryable refusal, or the run died between claim
+            # and call): deliver it.
             try:
                 delivery.deliver_conversation(tenant_id, conversation_id, backend)
             except (delivery.DeliveryBusy, delivery.DeliveryDeferred):
                 dispatch.enqueue_delivery(tenant_id, conversation_id)
-        _settle_one(tenant_id, pk)
+        _count(report, _settle_one(tenant_id, pk))
 
 
 def _mark_doubt(tenant_id: UUID, recipient_id: int, doubt: str) -> None:
@@ -324,48 +232,7 @@ def _write_off(tenant_id: UUID, recipient_id: int, message_id: int) -> None:
         )
 
 
-# --- pausing on WhatsApp's signals --------------------------------------------------
-def _stop_signal(tenant_id: UUID, campaign_id: int, recipient_id: int) -> str:
-    """Why the campaign must pause after this recipient's outcome ("" when it need not)."""
-    with tenant_context(tenant_id) as tid:
-        code = (
-            Recipient.objects.filter(tenant_id=tid, pk=recipient_id)
-            .values_list("outbound__error_code", flat=True)
-            .first()
-        )
-        if code in STOP_CODES:
-            return f"Twilio error {code}: {STOP_CODES[code]}"
-        if code != PER_USER_LIMIT:
-            return ""
-        counts = dict(
-            Recipient.objects.filter(tenant_id=tid, campaign_id=campaign_id)
-            .exclude(status=Recipient.Status.QUEUED)
-            .values_list("outbound__error_code")
-            .annotate(n=Count("id"))
-            .values_list("outbound__error_code", "n")
-        )
-    refused, tried = counts.get(PER_USER_LIMIT, 0), sum(counts.values())
-    if refused >= PER_USER_PAUSE_MIN and refused >= tried * PER_USER_PAUSE_SHARE:
-        return (
-            f"WhatsApp refused {refused} of {tried} messages for its per-customer marketing "
-            "limit (Twilio 63049): these customers get too much marketing; try fewer, "
-            "more engaged customers or later"
-        )
-    return ""
-
-
 # --- a run --------------------------------------------------------------------------
-def _next_ids(tenant_id: UUID, campaign_id: int, count: int) -> list[int]:
-    with tenant_context(tenant_id) as tid:
-        return list(
-            Recipient.objects.filter(
-                tenant_id=tid, campaign_id=campaign_id, status=Recipient.Status.QUEUED
-            )
-            .order_by("id")
-            .values_list("pk", flat=True)[:count]
-        )
-
-
 def _finish_if_done(tenant_id: UUID, campaign_id: int) -> bool:
     with tenant_context(tenant_id) as tid:
         open_rows = Recipient.objects.filter(
@@ -420,7 +287,8 @@ def run(
             tell(
                 tid, campaign_id, "recovered",
                 f"Recovered after a worker stopped mid-send: {report.found} found at Twilio "
-                f"(not sent again), {report.resent} sent again (Twilio had none), "
+                f"(not sent again; counted as Twilio lists them), {report.resent} sent "
+                "again (Twilio had none), "
                 f"{report.lost} lost (Twilio could not confirm; not sent again).",
             )  # fmt: skip
         if report.next_at is None and not _finish_if_done(tid, campaign_id):
@@ -437,32 +305,21 @@ def _send_slice(
     report: RunReport,
 ) -> None:
     deadline = time.monotonic() + seconds
+    rate = batch.RateGate(tenant_id, campaign.sender_id, campaign.rate_per_second)
+    chosen = backend or get_backend()
     while time.monotonic() < deadline and _still_running(tenant_id, campaign.pk):
-        allowance = marketing_allowance(tenant_id, campaign.sender_id)
-        if allowance == 0:
+        outcome = batch.send_batch(tenant_id, campaign, rate, chosen)
+        report.sent += outcome.sent
+        report.skipped += outcome.skipped
+        report.failed += outcome.failed
+        if outcome.stop:
+            pause(tenant_id, campaign.pk, outcome.stop)
+            return
+        if outcome.tier_full:
             _wait_for_tier(tenant_id, campaign, report)
             return
-        batch = (
-            campaign.rate_per_second
-            if allowance is None
-            else min(allowance, campaign.rate_per_second)
-        )
-        ids = _next_ids(tenant_id, campaign.pk, batch)
-        if not ids:
+        if outcome.claimed == 0:
             return
-        for recipient_id in ids:
-            _take_rate_slot(tenant_id, campaign.sender_id, campaign.rate_per_second)
-            try:
-                outcome = _send_one(tenant_id, campaign, recipient_id, backend)
-            except TierFull:
-                _wait_for_tier(tenant_id, campaign, report)
-                return
-            _count(report, outcome)
-            if outcome in (Recipient.Status.SKIPPED, Recipient.Status.FAILED):
-                reason = _stop_signal(tenant_id, campaign.pk, recipient_id)
-                if reason:
-                    pause(tenant_id, campaign.pk, reason)
-                    return
 
 
 def _count(report: RunReport, outcome: str) -> None:

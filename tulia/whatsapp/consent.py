@@ -9,6 +9,10 @@ withdrawal, so it, not a cached flag, decides:
   require opt-in (`compliance.marketing_requires_opt_in`).
 - utility and authentication (WhatsApp lets these follow a customer's own
   transaction): allowed unless the latest notifications-or-all event is a withdrawal.
+
+The marketing rule also exists as SQL (`marketing_allowed_sql`), for a campaign claim
+that judges a hundred customers in the statement that claims them; the campaign
+property test holds the two forms to the same answers.
 """
 
 from __future__ import annotations
@@ -20,6 +24,28 @@ from tenants.context import tenant_context
 from tenants.models import ConsentEvent
 
 Kind, Action = ConsentEvent.Kind, ConsentEvent.Action
+
+
+def marketing_allowed_sql(customer_column: str) -> str:
+    """`refusal(tenant, customer, "marketing") == ""` as an SQL boolean over the column
+    holding the customer id. Named parameters: %(consent_tenant)s (the tenant id) and
+    %(opt_in_required)s (the shop's `marketing_requires_opt_in`)."""
+    table = ConsentEvent._meta.db_table
+
+    def latest(kinds: str) -> str:
+        return (
+            f"(SELECT e.action FROM {table} e WHERE e.tenant_id = %(consent_tenant)s "
+            f"AND e.customer_id = {customer_column} {kinds}"
+            "ORDER BY e.created_at DESC, e.id DESC LIMIT 1)"
+        )
+
+    withdrawn, granted = Action.WITHDRAWN.value, Action.GRANTED.value
+    marketing = latest(f"AND e.kind IN ('{Kind.MARKETING.value}', '{Kind.ALL.value}') ")
+    unsaid = f"CASE WHEN %(opt_in_required)s THEN 'unsaid' ELSE '{granted}' END"
+    return (
+        f"(COALESCE({latest('')}, '') <> '{withdrawn}' "
+        f"AND COALESCE({marketing}, {unsaid}) = '{granted}')"
+    )
 
 
 def _latest(events: list[ConsentEvent], kinds: tuple[str, ...]) -> ConsentEvent | None:

@@ -5,12 +5,18 @@ lock), so the parts of a reply and consecutive replies never overtake each other
 retryable failure stops the run and leaves that part and the ones after it pending
 for the retry; a permanent failure is recorded with Twilio's error code and the next
 part goes on.
+
+Never twice: a part is committed `sending` before Twilio is called. A failure that
+leaves it unclear whether Twilio got the request (a read timeout, a dropped connection)
+leaves the part `sending`; so does a worker that dies mid-call. Holding the lease, a
+deliverer that finds a `sending` part in its conversation knows nobody else is sending
+it, and looks it up in Twilio's Message list (reconcile.py) before anything goes: found,
+it is recorded; absent, it is sent; unanswerable, the run stops and is retried.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from uuid import UUID
 
 from django.conf import settings
@@ -20,11 +26,13 @@ from django.utils import timezone
 
 from tenants.context import tenant_context
 from tulia.conversations import locks
-from tulia.conversations.models import Conversation, OutboundMessage
+from tulia.conversations.models import OutboundMessage
 from tulia.observability import metrics
 from tulia.observability.tracing import traced
+from tulia.whatsapp import reconcile
 from tulia.whatsapp.backends import OutgoingMessage, SendError, WhatsAppBackend, get_backend
 from tulia.whatsapp.gate import TEMPLATE_REFUSALS
+from tulia.whatsapp.routes import Route, route
 
 logger = logging.getLogger(__name__)
 MAX_SEND_ATTEMPTS = 6
@@ -37,33 +45,6 @@ class DeliveryBusy(Exception):
 
 class DeliveryDeferred(Exception):
     """A retryable send failure; the part stays pending."""
-
-
-@dataclass(frozen=True)
-class Route:
-    account_sid: str
-    auth_token: str
-    from_address: str
-    to_address: str
-
-
-def route(tenant_id: UUID, conversation_id: int) -> Route | None:
-    """Where the conversation's messages go, with the sender's credentials (None if gone)."""
-    with tenant_context(tenant_id) as tid:
-        conversation = (
-            Conversation.objects.select_related("sender", "customer")
-            .filter(tenant_id=tid, pk=conversation_id)
-            .first()
-        )
-        if conversation is None:
-            return None
-        sender = conversation.sender
-        return Route(
-            account_sid=sender.twilio_account_sid,
-            auth_token=sender.twilio_auth_token.reveal(),
-            from_address=sender.whatsapp_address,
-            to_address=f"whatsapp:{conversation.customer.phone_e164}",
-        )
 
 
 def status_callback_url() -> str:
@@ -80,14 +61,25 @@ def deliver_conversation(
         with tenant_context(tenant_id) as tid:
             pending = list(
                 OutboundMessage.objects.filter(
-                    tenant_id=tid, conversation_id=conversation_id, status=Status.PENDING
+                    tenant_id=tid,
+                    conversation_id=conversation_id,
+                    status__in=(Status.PENDING, Status.SENDING),
                 ).order_by("id")
             )
         where = route(tid, conversation_id) if pending else None
         if where is None:
             return 0
         chosen = backend or get_backend()
-        return sum(_deliver_one(tid, message, where, chosen) for message in pending)
+        sent = 0
+        for message in pending:
+            if message.status == Status.SENDING:
+                settled = reconcile.settle_held(tid, message, chosen)
+                if settled == "unknown":
+                    raise DeliveryDeferred(f"message {message.pk} in doubt; Twilio not reachable")
+                if settled != "absent":
+                    continue  # found at Twilio: recorded, not sent again
+            sent += _deliver_one(tid, message, where, chosen)
+        return sent
 
 
 def _deliver_one(
@@ -131,6 +123,12 @@ def _sent_fields(sid: str, status: str, backend_name: str) -> dict[str, object]:
 
 
 def _send_failed(tenant_id: UUID, message: OutboundMessage, exc: SendError) -> None:
+    fields: dict[str, object] = {"error_code": exc.code, "error_message": str(exc)[:500]}
+    if exc.in_doubt:
+        # Twilio may have it: the part stays `sending`, and the retry looks it up first.
+        logger.warning("whatsapp send in doubt (request_id=%s): %s", message.request_id, exc)
+        _mark(tenant_id, message.pk, **fields)
+        raise DeliveryDeferred(str(exc)) from exc
     final = not exc.retryable or message.attempts + 1 >= MAX_SEND_ATTEMPTS
     logger.warning(
         "whatsapp send failed (request_id=%s code=%s final=%s): %s",
@@ -139,7 +137,6 @@ def _send_failed(tenant_id: UUID, message: OutboundMessage, exc: SendError) -> N
         final,
         exc,
     )
-    fields: dict[str, object] = {"error_code": exc.code, "error_message": str(exc)[:500]}
     if final:
         # WhatsApp's window and template refusals are the gate's "not sent", not a fault.
         status = Status.NOT_SENT if exc.code in TEMPLATE_REFUSALS else Status.FAILED

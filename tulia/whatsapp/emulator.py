@@ -72,6 +72,8 @@ class EmulatorState:
     failures: list[int] = field(default_factory=list)  # HTTP statuses for the next calls
     contents: dict[str, Content] = field(default_factory=dict)
     last_inbound: dict[tuple[str, str], datetime] = field(default_factory=dict)
+    # Messages that failed after Twilio accepted them: sid → (status, code, message).
+    later: dict[str, tuple[str, int, str]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -85,23 +87,33 @@ def _error(status: int, code: int, message: str) -> dict[str, Any]:
 
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
+    # Keep-alive, as Twilio's API: a client's session reuses its connection. Every
+    # request's body is read before anything is answered, or it would be taken for
+    # the next request on the connection.
+    protocol_version = "HTTP/1.1"
+    # Headers and body go out in two writes; with Nagle on, the second waits for the
+    # client's delayed ACK (~40 ms a request on a kept-alive connection).
+    disable_nagle_algorithm = True
+    _body = b""
 
     def log_message(self, format: str, *args: Any) -> None:
         return  # keep test and bench output quiet
 
     def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        self._body = self.rfile.read(length) if length else b""
         if self.path.startswith(_CONTENT_PREFIX):
             self._content("POST")
             return
         account_sid = self._signed_in_account()
         if account_sid is None:
             return
-        length = int(self.headers.get("Content-Length") or 0)
-        form = {k: v[-1] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
+        form = {k: v[-1] for k, v in parse_qs(self._body.decode()).items()}
         status, payload = self.server.emulator.create_message(account_sid, form)
         self._reply(status, payload)
 
     def do_GET(self) -> None:
+        self._body = b""
         if self.path.startswith(_CONTENT_PREFIX):
             self._content("GET")
             return
@@ -132,8 +144,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not self._authorised(account_sid):
             self._reply(401, _error(401, 20003, "Authentication Error"))
             return
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length).decode() if length else ""
+        raw = self._body.decode()
         try:
             data = json.loads(raw) if raw else {}
         except json.JSONDecodeError:
@@ -205,6 +216,12 @@ class TwilioEmulator:
     def fail_next(self, count: int, status: int = 429) -> None:
         with self.state.lock:
             self.state.failures.extend([status] * count)
+
+    def fail_after_accepting(self, sid: str, code: int, message: str) -> None:
+        """Meta refused an accepted message later (as 63049 usually comes): the Message
+        list shows it failed with the code, as Twilio's would."""
+        with self.state.lock:
+            self.state.later[sid] = ("failed", code, message)
 
     @property
     def sent(self) -> list[SentMessage]:
@@ -349,16 +366,17 @@ class TwilioEmulator:
             "uri": uri, "first_page_uri": uri, "next_page_uri": None, "previous_page_uri": None,
         }  # fmt: skip
 
-    @staticmethod
-    def _message_json(message: SentMessage) -> dict[str, Any]:
+    def _message_json(self, message: SentMessage) -> dict[str, Any]:
         now = message.created_at.strftime("%a, %d %b %Y %H:%M:%S +0000")
+        with self.state.lock:
+            status, code, error = self.state.later.get(message.sid, ("queued", None, None))
         return {
             "sid": message.sid,
             "account_sid": message.account_sid,
             "to": message.to,
             "from": message.from_,
             "body": message.body,
-            "status": "queued",
+            "status": status,
             "num_segments": "1",
             "num_media": "0",
             "direction": "outbound-api",
@@ -366,8 +384,8 @@ class TwilioEmulator:
             "date_created": now,
             "date_updated": now,
             "date_sent": None,
-            "error_code": None,
-            "error_message": None,
+            "error_code": code,
+            "error_message": error,
             "price": None,
             "price_unit": "USD",
             "messaging_service_sid": None,

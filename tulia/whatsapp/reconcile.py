@@ -8,7 +8,9 @@ the claim answers it. Deliveries in a conversation are serialised by that lease,
 a listed message created after the claim whose sid none of our rows knows is this
 one (the body is compared first, for certainty).
 
-- found: the row takes the listed sid and status; it is not sent again;
+- found: the row takes the listed sid and status (a message Twilio lists as failed
+  is recorded failed, with its code: found is not the same as sent); it is not sent
+  again;
 - absent: Twilio has nothing, the row goes back to pending and is delivered again;
 - unknown: Twilio could not be asked; the row stays in doubt for the next attempt.
 """
@@ -25,8 +27,10 @@ from django.utils import timezone
 from tenants.context import tenant_context
 from tulia.conversations import locks
 from tulia.conversations.models import OutboundMessage
-from tulia.whatsapp import delivery
 from tulia.whatsapp.backends import OutgoingMessage, SendError, WhatsAppBackend, get_backend
+from tulia.whatsapp.backends.base import Listed
+from tulia.whatsapp.gate import TEMPLATE_REFUSALS
+from tulia.whatsapp.routes import route
 from tulia.whatsapp.status import RANK
 
 logger = logging.getLogger(__name__)
@@ -47,11 +51,13 @@ def reconcile(
     with locks.hold(tid, "send", message.conversation_id) as held:
         if not held.acquired:
             return "busy"  # a live deliverer has it
-        return _reconcile_held(tid, message, backend or get_backend())
+        return settle_held(tid, message, backend or get_backend())
 
 
-def _reconcile_held(tenant_id: UUID, message: OutboundMessage, backend: WhatsAppBackend) -> Outcome:
-    where = delivery.route(tenant_id, message.conversation_id)
+def settle_held(tenant_id: UUID, message: OutboundMessage, backend: WhatsAppBackend) -> Outcome:
+    """`reconcile` for a caller that already holds the conversation's send lease (the
+    deliverer, before it sends anything after a part left in doubt)."""
+    where = route(tenant_id, message.conversation_id)
     if where is None:
         return "unknown"
     claimed = message.status_updated_at or message.created_at
@@ -80,12 +86,21 @@ def _reconcile_held(tenant_id: UUID, message: OutboundMessage, backend: WhatsApp
         if match is None:
             rows.update(status=Status.PENDING, status_updated_at=timezone.now())
             return "absent"
-        status = match.status if match.status in RANK and RANK[match.status] >= 2 else Status.QUEUED
-        rows.update(
-            status=status,
-            twilio_sid=match.sid,
-            backend=backend.name,
-            sent_at=match.created_at or timezone.now(),
-            status_updated_at=timezone.now(),
-        )
+        rows.update(**_found_fields(match), backend=backend.name)
         return "found"
+
+
+def _found_fields(match: Listed) -> dict[str, object]:
+    """The listed message's sid and real status: failed stays failed (a WhatsApp
+    refusal as the gate's "not sent", as status callbacks record it)."""
+    status = match.status if match.status in RANK and RANK[match.status] >= 2 else Status.QUEUED
+    fields: dict[str, object] = {
+        "twilio_sid": match.sid,
+        "sent_at": match.created_at or timezone.now(),
+        "status_updated_at": timezone.now(),
+    }
+    if status in (Status.FAILED, Status.UNDELIVERED):
+        if match.error_code in TEMPLATE_REFUSALS:
+            status = Status.NOT_SENT
+        fields |= {"error_code": match.error_code, "error_message": match.error_message[:500]}
+    return fields | {"status": status}

@@ -43,15 +43,24 @@ class Listed(BaseModel):
     status: str
     body: str
     created_at: datetime | None
+    error_code: int | None = None
+    error_message: str = ""
 
 
 class SendError(Exception):
-    """A send that did not happen; `retryable` says whether trying again may help."""
+    """A send that did not happen; `retryable` says whether trying again may help.
 
-    def __init__(self, message: str, *, retryable: bool, code: int | None = None) -> None:
+    `in_doubt`: the request may have reached the provider before the failure (a read
+    timeout, a connection dropped after sending): the message may exist, so it is
+    looked up in the provider's list before it is ever sent again."""
+
+    def __init__(
+        self, message: str, *, retryable: bool, code: int | None = None, in_doubt: bool = False
+    ) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.code = code
+        self.in_doubt = in_doubt
 
 
 class WhatsAppBackend(Protocol):

@@ -1,0 +1,477 @@
+"""One batch of a campaign: claimed in one transaction, sent over one connection.
+
+Sending a recipient at a time cost about forty queries (a dozen transactions) and a new
+Twilio client per message. The facts the gate checks are per campaign or can be judged
+in bulk, so a batch asks them once and keeps every guarantee:
+
+1. **Claim** (one transaction, holding the sender's limit row as the gate does): the
+   template is read (not approved: the campaign pauses, nothing is claimed); the tier's
+   marketing allowance is counted once and bounds the batch; one statement takes the
+   next queued recipients (SKIP LOCKED) and marks each `sending` if the consent ledger
+   allows marketing *now*, `skipped` otherwise (so an opt-out recorded after the audience
+   was written is honoured, judged by the same rule as the gate); the customers' open
+   conversations are found or created together; their send leases are taken together
+   (send_leases.py; a conversation another deliverer holds goes back to the queue); and
+   one outbound row per recipient is written `sending`. Then it commits.
+2. **Send** each over the backend's kept-alive connection, within the sender's
+   per-second rate (one Redis call per second's worth of sends).
+3. **Record** Twilio's answers in groups (one statement for the outbound rows, one for
+   the recipients). A worker that dies before recording leaves rows `sending` under
+   leases that run out; they are looked up in Twilio's Message list before anything is
+   sent again (sending.settle_in_doubt, the sweeper).
+
+Twilio codes that mean WhatsApp is unhappy with the number or the template stop the
+batch at once: the part not yet sent goes back to the queue and the campaign pauses.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from django.db import connection
+from django.db.models import Count
+from django.utils import timezone
+
+from tenants.accessors import get_tenant
+from tenants.context import tenant_context
+from tenants.keys import tenant_key
+from tenants.models import Customer, WhatsAppSender
+from tulia.campaigns.models import Campaign, CampaignRecipient
+from tulia.conversations import locks
+from tulia.conversations.models import Conversation, OutboundMessage
+from tulia.observability import metrics
+from tulia.whatsapp import consent, delivery, dispatch, limits, send_leases
+from tulia.whatsapp.backends import OutgoingMessage, SendError, WhatsAppBackend
+from tulia.whatsapp.gate import TEMPLATE_REFUSALS
+from tulia.whatsapp.models import MessageTemplate
+
+Recipient = CampaignRecipient
+OutStatus = OutboundMessage.Status
+CLAIM_BATCH = 100
+RECORD_EVERY = 50
+# The last part of a second in which no counted send starts (RateGate).
+SECOND_GUARD = 0.05
+# Twilio codes that stop the whole campaign: WhatsApp paused or disabled the template
+# (quality), or the number hit its rate or messaging limit.
+STOP_CODES = {
+    63027: "WhatsApp paused or disabled the template (usually its quality rating)",
+    63018: "WhatsApp refused for the number's rate or messaging limit",
+    63038: "the number reached its daily messaging limit",
+}
+# Meta's per-user marketing limit: one refusal is one customer; many mean the audience
+# is tired of marketing, and the campaign pauses for the owner to look.
+PER_USER_LIMIT = 63049
+PER_USER_PAUSE_SHARE = 0.05
+PER_USER_PAUSE_MIN = 5
+
+
+@dataclass
+class BatchOutcome:
+    claimed: int = 0
+    sent: int = 0
+    skipped: int = 0
+    failed: int = 0
+    tier_full: bool = False
+    stop: str = ""  # why the campaign must pause ("" when it need not)
+    handed: set[int] = field(default_factory=set)  # conversations left to the delivery task
+
+
+@dataclass(frozen=True)
+class Claimed:
+    recipient_id: int
+    outbound_id: int
+    conversation_id: int
+    to_address: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Twilio's answer for one claimed recipient, waiting to be recorded."""
+
+    claimed: Claimed
+    status: str  # the outbound row's new status
+    sid: str | None = None
+    at: datetime | None = None
+    code: int | None = None
+    error: str = ""
+
+
+class RateGate:
+    """At most `per_second` sends a second through one sender, shared by every runner
+    through a Redis counter per second; slots are taken a second's worth at a time."""
+
+    def __init__(self, tenant_id: UUID, sender_id: int, per_second: int) -> None:
+        self.tenant_id, self.sender_id, self.per_second = tenant_id, sender_id, per_second
+        self.second, self.slots = -1, 0
+
+    def take(self, wanted: int) -> None:
+        """Block until this second has a slot for the next send (`wanted`: how many
+        sends are still to come, so one call can take them all)."""
+        while True:
+            now = time.time()
+            second = int(now)
+            if second != self.second:
+                self.second, self.slots = second, 0
+            if now - second > 1 - SECOND_GUARD:
+                # A send this late would reach Twilio in the next second, on top of
+                # that second's own: wait for it instead.
+                time.sleep(second + 1 - now)
+                continue
+            if self.slots > 0:
+                self.slots -= 1
+                return
+            ask = max(1, min(wanted, self.per_second))
+            key = tenant_key(self.tenant_id, "campaign-rate", self.sender_id, second)
+            client = locks.redis_client()
+            pipe = client.pipeline()
+            pipe.incrby(key, ask)
+            pipe.expire(key, 3)
+            count = int(pipe.execute()[0])
+            granted = max(0, min(ask, self.per_second - (count - ask)))
+            if granted < ask:
+                client.decrby(key, ask - granted)  # give back what this second lacked
+            if granted:
+                self.slots = granted - 1
+                return
+            time.sleep(max(0.0, second + 1 - time.time()))
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What a claim committed: the recipients to send, how, and the leases held."""
+
+    items: list[Claimed]
+    sender: WhatsAppSender
+    template: MessageTemplate
+    lease: send_leases.BatchLease
+
+
+def send_batch(
+    tenant_id: UUID,
+    campaign: Campaign,
+    rate: RateGate,
+    backend: WhatsAppBackend,
+    size: int = CLAIM_BATCH,
+) -> BatchOutcome:
+    """Claim, send and record up to `size` recipients (see the module doc)."""
+    outcome = BatchOutcome()
+    with ExitStack() as stack:  # the send leases, released when the batch is recorded
+        claim = _claim(tenant_id, campaign, size, stack, outcome)
+        if claim is not None:
+            _send(tenant_id, campaign, claim, rate=rate, backend=backend, outcome=outcome)
+    for conversation_id in outcome.handed:  # leases released: the task may take them
+        dispatch.enqueue_delivery(tenant_id, conversation_id)
+    return outcome
+
+
+# --- claim ------------------------------------------------------------------------------
+_CLAIM_SQL = """
+WITH picked AS (
+    SELECT r.id, r.customer_id FROM {recipient} r
+    WHERE r.tenant_id = %(tenant)s AND r.campaign_id = %(campaign)s AND r.status = 'queued'
+    ORDER BY r.id LIMIT %(size)s FOR UPDATE SKIP LOCKED
+), judged AS (
+    SELECT p.id, c.id AS customer_id, c.phone_e164, {allowed} AS allowed
+    FROM picked p JOIN {customer} c ON c.id = p.customer_id
+)
+UPDATE {recipient} r
+SET status = CASE WHEN j.allowed THEN 'sending' ELSE 'skipped' END, claimed_at = %(now)s
+FROM judged j WHERE r.id = j.id
+RETURNING r.id, j.customer_id, j.phone_e164, j.allowed
+"""
+
+
+def _claim(
+    tenant_id: UUID, campaign: Campaign, size: int, stack: ExitStack, outcome: BatchOutcome
+) -> Claim | None:
+    """The claim transaction (module doc, step 1); None when nothing is to be sent."""
+    with tenant_context(tenant_id) as tid:
+        limit = limits.limit_for(tid, campaign.sender_id, lock=True)  # as the gate does
+        usage = limits.usage(limit)
+        if usage.marketing_capacity is not None:
+            size = min(size, max(0, usage.marketing_capacity - usage.used))
+            if size == 0:
+                outcome.tier_full = True
+                return None
+        template = MessageTemplate.objects.get(tenant_id=tid, pk=campaign.template_id)
+        if template.status != MessageTemplate.Status.APPROVED or not template.content_sid:
+            outcome.stop = f"template {template.name} is {template.status}, not approved"
+            return None
+        rows = _claim_rows(tid, campaign.pk, size)
+        outcome.claimed = len(rows)
+        refused = [customer for _, customer, _, allowed in rows if not allowed]
+        _explain_skips(tid, campaign.pk, refused)
+        outcome.skipped += len(refused)
+        wanted = {pk: (customer, phone) for pk, customer, phone, allowed in rows if allowed}
+        if not wanted:
+            return None
+        threads = _open_conversations(tid, campaign.sender_id, [c for c, _ in wanted.values()])
+        lease = stack.enter_context(send_leases.hold_many(tid, threads.values()))
+        busy = [pk for pk, (customer, _) in wanted.items() if threads[customer] not in lease.held]
+        if busy:  # another deliverer has the conversation: left for the next batch
+            Recipient.objects.filter(tenant_id=tid, pk__in=busy).update(
+                status=Recipient.Status.QUEUED, claimed_at=None
+            )
+        go = [(pk, customer, phone) for pk, (customer, phone) in wanted.items() if pk not in busy]
+        if not go:
+            return None
+        now = timezone.now()
+        stored = OutboundMessage.objects.bulk_create(
+            _outbound(
+                tid, campaign, template, conversation_id=threads[customer], recipient_id=pk, now=now
+            )
+            for pk, customer, _ in go
+        )
+        _link(tid, [(pk, row.pk) for (pk, _, _), row in zip(go, stored, strict=True)])
+        sender = WhatsAppSender.objects.get(tenant_id=tid, pk=campaign.sender_id)
+    items = [
+        Claimed(pk, row.pk, row.conversation_id, f"whatsapp:{phone}")
+        for (pk, _, phone), row in zip(go, stored, strict=True)
+    ]
+    return Claim(items=items, sender=sender, template=template, lease=lease)
+
+
+def _claim_rows(tenant_id: UUID, campaign_id: int, size: int) -> list[tuple[int, int, str, bool]]:
+    sql = _CLAIM_SQL.format(
+        recipient=Recipient._meta.db_table,
+        customer=Customer._meta.db_table,
+        allowed=consent.marketing_allowed_sql("c.id"),
+    )
+    params: dict[str, Any] = {
+        "tenant": tenant_id,
+        "campaign": campaign_id,
+        "size": size,
+        "now": timezone.now(),
+        "consent_tenant": tenant_id,
+        "opt_in_required": get_tenant(tenant_id).compliance_settings.marketing_requires_opt_in,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return sorted(cursor.fetchall())  # in id order, as the queue is
+
+
+def _explain_skips(tenant_id: UUID, campaign_id: int, customers: list[int]) -> None:
+    """The ledger's own words for each refused customer (few: read one by one)."""
+    for customer_id in customers:
+        reason = consent.refusal(tenant_id, customer_id, "marketing") or (
+            "consent changed while the batch was claimed"
+        )
+        Recipient.objects.filter(
+            tenant_id=tenant_id, campaign_id=campaign_id, customer_id=customer_id
+        ).update(reason=f"marketing template not sent: {reason}"[:300])
+
+
+def _open_conversations(tenant_id: UUID, sender_id: int, customers: list[int]) -> dict[int, int]:
+    """customer → its open conversation on the sender, created where there is none."""
+
+    def existing() -> dict[int, int]:
+        return dict(
+            Conversation.objects.filter(
+                tenant_id=tenant_id,
+                sender_id=sender_id,
+                customer_id__in=customers,
+                status__in=Conversation.OPEN_STATUSES,
+            ).values_list("customer_id", "pk")
+        )
+
+    found = existing()
+    missing = [c for c in customers if c not in found]
+    if missing:  # a conversation opened meanwhile wins; ours is then not written
+        Conversation.objects.bulk_create(
+            [
+                Conversation(tenant_id=tenant_id, customer_id=c, sender_id=sender_id)
+                for c in missing
+            ],
+            ignore_conflicts=True,
+        )
+        found = existing()
+    return found
+
+
+def _outbound(
+    tenant_id: UUID,
+    campaign: Campaign,
+    template: MessageTemplate,
+    *,
+    conversation_id: int,
+    recipient_id: int,
+    now: datetime,
+) -> OutboundMessage:
+    return OutboundMessage(
+        tenant_id=tenant_id,
+        conversation_id=conversation_id,
+        body=template.render(campaign.variables),
+        purpose="campaign",
+        content_sid=template.content_sid,
+        content_variables=campaign.variables,
+        category=template.category,
+        request_id=f"campaign-{campaign.pk}-{recipient_id}",
+        status=OutStatus.SENDING,  # committed before Twilio is called
+        status_updated_at=now,
+        attempts=1,
+    )
+
+
+def _link(tenant_id: UUID, pairs: list[tuple[int, int]]) -> None:
+    values = ", ".join(["(%s::bigint, %s::bigint)"] * len(pairs))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {Recipient._meta.db_table} r SET outbound_id = v.outbound "  # noqa: S608 - table names only
+            f"FROM (VALUES {values}) AS v(id, outbound) WHERE r.id = v.id AND r.tenant_id = %s",
+            [*(n for pair in pairs for n in pair), tenant_id],
+        )
+
+
+# --- send -------------------------------------------------------------------------------
+def _send(
+    tenant_id: UUID,
+    campaign: Campaign,
+    claim: Claim,
+    *,
+    rate: RateGate,
+    backend: WhatsAppBackend,
+    outcome: BatchOutcome,
+) -> None:
+    callback = delivery.status_callback_url()
+    sender = claim.sender
+    token = sender.twilio_auth_token.reveal()
+    waiting: list[Answer] = []
+    for index, item in enumerate(claim.items):
+        if claim.lease.lost:
+            break  # the rest stays `sending`: looked up at Twilio before any resend
+        rate.take(len(claim.items) - index)
+        outgoing = OutgoingMessage(
+            account_sid=sender.twilio_account_sid,
+            auth_token=token,
+            from_address=sender.whatsapp_address,
+            to_address=item.to_address,
+            body="",
+            content_sid=claim.template.content_sid,
+            content_variables=campaign.variables,
+            status_callback=callback,
+            request_id=f"campaign-{campaign.pk}-{item.recipient_id}",
+        )
+        answer = _ask(item, outgoing, backend)
+        waiting.append(answer)
+        if answer.status == OutStatus.PENDING:
+            outcome.handed.add(item.conversation_id)
+        stop = STOP_CODES.get(answer.code or 0, "")
+        if answer.code == PER_USER_LIMIT or stop or len(waiting) >= RECORD_EVERY:
+            _record(tenant_id, backend.name, waiting, outcome)
+            waiting = []
+        if answer.code == PER_USER_LIMIT:
+            stop = _tired_audience(tenant_id, campaign.pk)
+        if stop:
+            outcome.stop = (
+                stop if answer.code == PER_USER_LIMIT else f"Twilio error {answer.code}: {stop}"
+            )
+            _unclaim(tenant_id, claim.items[index + 1 :])
+            return
+    _record(tenant_id, backend.name, waiting, outcome)
+
+
+def _ask(item: Claimed, outgoing: OutgoingMessage, backend: WhatsAppBackend) -> Answer:
+    try:
+        result = backend.send(outgoing)
+    except SendError as exc:
+        error = str(exc)[:500]
+        if exc.in_doubt:  # Twilio may have it: stays `sending`, looked up before a resend
+            return Answer(item, OutStatus.SENDING, code=exc.code, error=error)
+        if exc.retryable:  # the delivery task retries it, with its back-off
+            return Answer(item, OutStatus.PENDING, code=exc.code, error=error)
+        final = OutStatus.NOT_SENT if exc.code in TEMPLATE_REFUSALS else OutStatus.FAILED
+        return Answer(item, final, code=exc.code, error=error)
+    known = {choice.value for choice in OutStatus}
+    status = result.status if result.status in known else OutStatus.QUEUED
+    return Answer(item, status, sid=result.sid, at=timezone.now())
+
+
+_RECIPIENT_STATUS: dict[str, str] = {
+    OutStatus.NOT_SENT: Recipient.Status.SKIPPED,
+    OutStatus.FAILED: Recipient.Status.FAILED,
+}
+
+
+def _record(
+    tenant_id: UUID, backend_name: str, answers: list[Answer], outcome: BatchOutcome
+) -> None:
+    """Twilio's answers onto the outbound rows and recipients: two statements."""
+    if not answers:
+        return
+    out_values = ", ".join(
+        ["(%s::bigint, %s, %s, %s::timestamptz, %s::integer, %s)"] * len(answers)
+    )
+    out_params: list[Any] = []
+    settled: list[tuple[int, str, datetime | None, str]] = []
+    for a in answers:
+        out_params += [a.claimed.outbound_id, a.status, a.sid, a.at, a.code, a.error]
+        if a.sid is not None:
+            settled.append((a.claimed.recipient_id, Recipient.Status.SENT, a.at, ""))
+            outcome.sent += 1
+        elif a.status in _RECIPIENT_STATUS:
+            reason = f"{a.code or ''} {a.error}".strip()[:300]
+            settled.append((a.claimed.recipient_id, _RECIPIENT_STATUS[a.status], None, reason))
+            if a.status == OutStatus.NOT_SENT:
+                outcome.skipped += 1
+            else:
+                outcome.failed += 1
+    outbound, recipient = OutboundMessage._meta.db_table, Recipient._meta.db_table
+    with tenant_context(tenant_id) as tid, connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {outbound} o SET status = v.status, twilio_sid = v.sid, backend = %s, "  # noqa: S608 - table names only
+            "sent_at = v.at, status_updated_at = now(), error_code = v.code, "
+            f"error_message = v.error FROM (VALUES {out_values}) "
+            "AS v(id, status, sid, at, code, error) "
+            "WHERE o.id = v.id AND o.tenant_id = %s AND o.status = 'sending'",
+            [backend_name, *out_params, tid],
+        )
+        if settled:
+            values = ", ".join(["(%s::bigint, %s, %s::timestamptz, %s)"] * len(settled))
+            cursor.execute(
+                f"UPDATE {recipient} r SET status = v.status, sent_at = v.at, reason = v.reason "  # noqa: S608 - table names only
+                f"FROM (VALUES {values}) AS v(id, status, at, reason) "
+                "WHERE r.id = v.id AND r.tenant_id = %s AND r.status = 'sending'",
+                [*(x for row in settled for x in row), tid],
+            )
+    for status in {a.status for a in answers}:
+        count = sum(1 for a in answers if a.status == status)
+        metrics.MESSAGES_OUT.labels(tenant=str(tenant_id), status=status).inc(count)
+
+
+def _unclaim(tenant_id: UUID, items: list[Claimed]) -> None:
+    """Back to the queue: recipients claimed but never sent (we still hold the leases,
+    so nobody else sent them either)."""
+    if not items:
+        return
+    with tenant_context(tenant_id) as tid:
+        Recipient.objects.filter(
+            tenant_id=tid, pk__in=[i.recipient_id for i in items], status=Recipient.Status.SENDING
+        ).update(status=Recipient.Status.QUEUED, outbound=None, claimed_at=None)
+        OutboundMessage.objects.filter(
+            tenant_id=tid, pk__in=[i.outbound_id for i in items], status=OutStatus.SENDING
+        ).delete()
+
+
+def _tired_audience(tenant_id: UUID, campaign_id: int) -> str:
+    """Pause once WhatsApp's per-user marketing refusals are a real share of attempts."""
+    with tenant_context(tenant_id) as tid:
+        counts = dict(
+            Recipient.objects.filter(tenant_id=tid, campaign_id=campaign_id)
+            .exclude(status__in=(Recipient.Status.QUEUED, Recipient.Status.SENDING))
+            .values_list("outbound__error_code")
+            .annotate(n=Count("id"))
+            .values_list("outbound__error_code", "n")
+        )
+    refused, tried = counts.get(PER_USER_LIMIT, 0), sum(counts.values())
+    if refused >= PER_USER_PAUSE_MIN and refused >= tried * PER_USER_PAUSE_SHARE:
+        return (
+            f"WhatsApp refused {refused} of {tried} messages for its per-customer marketing "
+            "limit (Twilio 63049): these customers get too much marketing; try fewer, "
+            "more engaged customers or later"
+        )
+    return ""
