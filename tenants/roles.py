@@ -7,7 +7,8 @@ that forgets to name its operation is refused rather than open (tests/security/
 test_role_matrix.py walks every registered admin action as an agent to keep it so).
 
 Tenant API keys (tulia/api) are issued by owners and act for the shop's own systems with
-the owner's reach; they never reach the operations below.
+the owner's reach; they never reach the operations below, except that a key with the
+conversations scope replies (and so claims) as the one agent it is bound to.
 """
 
 from __future__ import annotations
