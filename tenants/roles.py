@@ -45,6 +45,8 @@ MATRIX: dict[str, frozenset[str]] = {
     # Callback secrets guard who may tell us a payment happened.
     "payments.secrets.start_rotation": _OWNERS,
     "payments.secrets.confirm_rotation": _OWNERS,
+    # Registering C2B URLs points the shortcode's payments at us (sandbox, from admin).
+    "payments.c2b.register": _OWNERS,
     # Confirming or refusing a held payment from the M-Pesa statement moves money state.
     "payments.statement.confirm": _OWNERS,
     "payments.statement.refuse": _OWNERS,

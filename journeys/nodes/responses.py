@@ -25,6 +25,8 @@ def governance_response(
             shop=state.get("tenant_name"),
             bot_name=state.get("bot_name"),
             short=short,
+            tone=state.get("tone_style"),
+            intro=state.get("bot_intro"),
         )
         return ConversationState(response_text=text)
     if action == "redirect":
