@@ -101,8 +101,8 @@ def test_owner_issues_a_conversations_key_that_speaks_as_an_agent(tenant, staff)
     add = reverse("admin:commerce_apikey_add")
     # Another shop's login is no choice, and the scope without an agent is refused.
     for refused in ({"agent": owner_b.pk}, {}):
-        page = client.post(add, {"name": "Desk", "scopes": ["conversations"], **refused})
-        assert "tulia_" not in page.content.decode()
+        answer = client.post(add, {"name": "Desk", "scopes": ["conversations"], **refused})
+        assert "tulia_" not in answer.content.decode()
     response = client.post(add, {"name": "Desk", "scopes": ["conversations"], "agent": agent.pk})
     page = response.content.decode()
     start = page.index("tulia_")
