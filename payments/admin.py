@@ -107,7 +107,11 @@ class MpesaAccountAdmin(TenantScopedAdmin):
     form = MpesaAccountForm
     list_display = ("__str__", "environment", "masked_secret", "masked_passkey", "tenant")
     readonly_fields = ("c2b_registered_at", "created_at")
-    actions = (admin_actions.start_callback_rotation, admin_actions.confirm_callback_rotation)
+    actions = (
+        admin_actions.register_c2b,
+        admin_actions.start_callback_rotation,
+        admin_actions.confirm_callback_rotation,
+    )
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         fields = tuple(super().get_readonly_fields(request, obj))
@@ -132,7 +136,11 @@ class MpesaAccountAdmin(TenantScopedAdmin):
 class PesapalAccountAdmin(TenantScopedAdmin):
     form = PesapalAccountForm
     list_display = ("__str__", "environment", "masked_secret", "ipn_id", "tenant")
-    actions = (admin_actions.start_callback_rotation, admin_actions.confirm_callback_rotation)
+    actions = (
+        admin_actions.register_c2b,
+        admin_actions.start_callback_rotation,
+        admin_actions.confirm_callback_rotation,
+    )
 
     @admin.display(description="Consumer secret")
     def masked_secret(self, obj: PesapalAccount) -> str:

@@ -10,7 +10,9 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 
-from payments.models import MpesaAccount, PaymentRequest
+from payments.errors import ProviderError
+from payments.models import Environment, MpesaAccount, PaymentRequest
+from payments.mpesa.c2b import register_c2b_urls
 from payments.routes import callback_url, confirm_rotation, rotation_state, start_rotation
 from payments.statement import decide_from_statement
 from tenants.roles import role_action
@@ -71,11 +73,43 @@ def callback_setup(account: MpesaAccount) -> str:
     )
     items = format_html_join("", "<li>{}</li>", ((format_html(t, v),) for t, v in steps))
     return format_html(
-        "<p>{}</p><p>C2B URLs are registered once per shortcode in production, so they "
+        "<p>{}</p><p>Sandbox: the action “Register C2B URLs with Daraja” sends them. "
+        "C2B URLs are registered once per shortcode in production, so they "
         "do not move by themselves:</p><ol>{}</ol>",
         status,
         items,
     )
+
+
+@role_action(
+    "payments.c2b.register",
+    description="Register C2B URLs with Daraja (sandbox; production steps on the page)",
+)
+def register_c2b(
+    modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[MpesaAccount]
+) -> None:
+    """Sandbox shortcodes are registered here, through the Daraja API, with the callback
+    URLs that carry the shop's C2B secret. A production shortcode's URLs are registered
+    once in the Daraja portal (the steps on the account page), so none is sent from here."""
+    for account in queryset:
+        if account.environment != Environment.SANDBOX:
+            modeladmin.message_user(
+                request,
+                f"{account}: production URLs are registered in the Daraja portal "
+                "(steps on the account page).",
+                messages.WARNING,
+            )
+            continue
+        try:
+            answer = register_c2b_urls(account.tenant_id)
+        except ProviderError as exc:
+            modeladmin.message_user(request, f"{account}: Daraja said no: {exc}", messages.ERROR)
+            continue
+        modeladmin.message_user(
+            request,
+            f"{account}: C2B URLs registered ({answer.response_description}).",
+            messages.SUCCESS,
+        )
 
 
 def _decide(

@@ -7,7 +7,8 @@ that forgets to name its operation is refused rather than open (tests/security/
 test_role_matrix.py walks every registered admin action as an agent to keep it so).
 
 Tenant API keys (tulia/api) are issued by owners and act for the shop's own systems with
-the owner's reach; they never reach the operations below.
+the owner's reach; they never reach the operations below, except that a key with the
+conversations scope replies (and so claims) as the one agent it is bound to.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ MATRIX: dict[str, frozenset[str]] = {
     # Callback secrets guard who may tell us a payment happened.
     "payments.secrets.start_rotation": _OWNERS,
     "payments.secrets.confirm_rotation": _OWNERS,
+    # Registering C2B URLs points the shortcode's payments at us (sandbox, from admin).
+    "payments.c2b.register": _OWNERS,
     # Confirming or refusing a held payment from the M-Pesa statement moves money state.
     "payments.statement.confirm": _OWNERS,
     "payments.statement.refuse": _OWNERS,

@@ -48,6 +48,9 @@ def make_tenant(db: Any) -> Callable[..., Tenant]:
         n = next(counter)
         fields.setdefault("slug", f"shop-{n}")
         fields.setdefault("name", f"Shop {n}")
+        # Shops ship with the privacy notice on; the suite's shops leave it off so a
+        # test's first reply is the one it is about (tests/flows/test_privacy_notice.py).
+        fields.setdefault("compliance", {"show_privacy_notice": False})
         return create_tenant(**fields)
 
     return build

@@ -318,8 +318,12 @@ TULIA_TURN_HANDLER = env_str("TULIA_TURN_HANDLER", "journeys.handler.handle_turn
 # A turn's lease on its thread, renewed by a heartbeat while the turn runs: how long a
 # killed worker can hold a thread before the sweeper hands it to another worker.
 TULIA_TURN_LOCK_LEASE = env_float("TULIA_TURN_LOCK_LEASE", 8.0, minimum=0.1)
-# Wait this long before a thread's turn so a burst of messages is answered as one turn.
-TULIA_TURN_DEBOUNCE_SECONDS = env_float("TULIA_TURN_DEBOUNCE_SECONDS", 0.0)
+# A thread's turn is scheduled this long after its latest message, so a burst of quick
+# messages is answered as one turn (no worker sleeps meanwhile). On by default; the test
+# profile answers each message as it comes unless a test asks for the burst behaviour.
+TULIA_TURN_DEBOUNCE_SECONDS = env_float(
+    "TULIA_TURN_DEBOUNCE_SECONDS", 0.0 if TULIA_PROFILE == "test" else 2.0, minimum=0.0
+)
 # The sweeper runs this often and re-enqueues messages left waiting this long.
 TULIA_SWEEP_EVERY_SECONDS = env_float("TULIA_SWEEP_EVERY_SECONDS", 2.0, minimum=0.5)
 TULIA_SWEEP_AGE_SECONDS = env_float("TULIA_SWEEP_AGE_SECONDS", 5.0, minimum=0.001)

@@ -6,14 +6,31 @@ from typing import Literal
 
 from tulia.text import ReplyKey, label, say
 
+# The shop's tone picks the greeting's wording; the facts (shop, bot name) never change.
+_GREETING_BY_TONE = {
+    "friendly": "reply.greeting",
+    "professional": "reply.greeting_professional",
+    "playful": "reply.greeting_playful",
+}
+
 
 def greeting(
-    key: ReplyKey, language: str, *, shop: str | None, bot_name: str | None, short: bool
+    key: ReplyKey,
+    language: str,
+    *,
+    shop: str | None,
+    bot_name: str | None,
+    short: bool,
+    tone: str | None = None,
+    intro: str | None = None,
 ) -> str:
-    """Chattiness level 1 gets the short greeting; without a persona the short one too."""
+    """Chattiness level 1 gets the short greeting; without a persona the short one too.
+    The shop's own introduction (bot_intro) follows the greeting as the shop wrote it."""
     if short or not shop or not bot_name:
         return say("reply.greeting_short", language, key)
-    return say("reply.greeting", language, key, shop=shop, bot_name=bot_name)
+    wording = _GREETING_BY_TONE.get(tone or "", "reply.greeting")
+    text = say(wording, language, key, shop=shop, bot_name=bot_name)
+    return f"{text}\n{intro.strip()}" if intro and intro.strip() else text
 
 
 def redirect(key: ReplyKey, language: str) -> str:
@@ -41,7 +58,7 @@ def consent_confirmed(
     kind: Literal["opt_out", "opt_in", "opt_in_first"],
     shop: str | None,
 ) -> str:
-    """"opt_in" welcomes back a customer who had opted out; "opt_in_first" one who never did."""
+    """ "opt_in" welcomes back a customer who had opted out; "opt_in_first" one who never did."""
     scenario = f"consent_{kind}"
     return say(f"reply.{scenario}", language, key, shop=shop or say("reply.this_shop", language))
 

@@ -88,3 +88,24 @@ def test_owner_creates_a_key_shown_once_and_stored_hashed(tenant, stranger, staf
     assert key.tenant_id == tenant.id
     with tenant_context(stranger.id):
         assert ApiKey.objects.count() == 0
+
+
+def test_owner_issues_a_conversations_key_that_speaks_as_an_agent(tenant, staff) -> None:
+    from django.contrib.auth import get_user_model
+
+    from tulia.api.keys import verify_key
+
+    agent = get_user_model().objects.get(username="agent_a")
+    owner_b = get_user_model().objects.get(username="owner_b")
+    client = _login("owner_a")
+    add = reverse("admin:commerce_apikey_add")
+    # Another shop's login is no choice, and the scope without an agent is refused.
+    for refused in ({"agent": owner_b.pk}, {}):
+        answer = client.post(add, {"name": "Desk", "scopes": ["conversations"], **refused})
+        assert "tulia_" not in answer.content.decode()
+    response = client.post(add, {"name": "Desk", "scopes": ["conversations"], "agent": agent.pk})
+    page = response.content.decode()
+    start = page.index("tulia_")
+    key = verify_key(page[start : page.index("<", start)].strip())
+    assert key is not None
+    assert (key.scopes, key.agent_id) == (["conversations"], agent.pk)

@@ -181,3 +181,28 @@ def agent_on_duty(tenant: Tenant) -> Tenant:
 
     make_agent(tenant, "wanjiru")
     return tenant
+
+
+def _persona(tenant: Tenant, tone: str) -> None:
+    update_tenant(
+        tenant,
+        bot_name="Zawadi",
+        tone_style=tone,
+        bot_intro="Original sneakers, same-day delivery.",
+        max_chattiness_level=2,  # level 1 greets with the short line, persona-free
+    )
+
+
+@pytest.fixture
+def tone_friendly(tenant: Tenant) -> None:
+    _persona(tenant, "friendly")
+
+
+@pytest.fixture
+def tone_professional(tenant: Tenant) -> None:
+    _persona(tenant, "professional")
+
+
+@pytest.fixture
+def tone_playful(tenant: Tenant) -> None:
+    _persona(tenant, "playful")

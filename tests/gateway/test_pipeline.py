@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.utils import timezone
 
 from tenants.context import tenant_context
 from tenants.services import get_or_create_customer
@@ -166,13 +167,30 @@ def test_one_open_conversation_per_customer_and_sender(post_signed, tenant) -> N
 
 def test_debounce_merges_a_burst_into_one_turn(post_signed, tenant, settings) -> None:
     settings.TULIA_TURN_HANDLER = "tests.gateway.handlers.echo"
-    settings.TULIA_TURN_DEBOUNCE_SECONDS = 0.01
+    settings.TULIA_TURN_DEBOUNCE_SECONDS = 60  # the burst is still arriving throughout
     first = _receive(post_signed, Body="I want")
-    _receive(post_signed, Body="size 42", MessageSid="SM" + "d" * 32)
-    assert _process(tenant.id, first) == 1
+    second = _receive(post_signed, Body="size 42", MessageSid="SM" + "d" * 32)
+    # The first message's task steps aside for the newer message's task, which answers both.
+    assert _process(tenant.id, first) == 0
+    assert _replies(tenant.id) == []
+    assert _process(tenant.id, second) == 1
     assert _replies(tenant.id) == ["echo: I want + size 42"]
     with tenant_context(tenant.id):
         assert set(InboundMessage.objects.values_list("status", flat=True)) == {"processed"}
+
+
+def test_a_customer_who_never_pauses_is_still_answered(post_signed, tenant, settings) -> None:
+    settings.TULIA_TURN_HANDLER = "tests.gateway.handlers.echo"
+    settings.TULIA_TURN_DEBOUNCE_SECONDS = 60
+    first = _receive(post_signed, Body="I want")
+    _receive(post_signed, Body="size 42", MessageSid="SM" + "d" * 32)
+    with tenant_context(tenant.id):
+        # The burst has gone on past the cap (three debounce waits).
+        InboundMessage.objects.filter(message_sid=first).update(
+            received_at=timezone.now() - pipeline.debounce_cap()
+        )
+    assert _process(tenant.id, first) == 1
+    assert _replies(tenant.id) == ["echo: I want + size 42"]
 
 
 def test_a_message_that_keeps_killing_its_worker_is_given_up(post_signed, tenant) -> None:

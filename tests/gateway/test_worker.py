@@ -65,6 +65,22 @@ def _max_overlap(tenant_id, scope: object) -> int:
     return int(redis_client().get(key) or 0)
 
 
+def test_three_quick_messages_get_one_reply(
+    post_signed, tenant, echo_turns, celery_worker, settings
+) -> None:
+    # Each message's turn is scheduled a second after it (a Celery countdown): no
+    # worker sleeps, the last message's task answers all three, the others step aside.
+    settings.TULIA_TURN_DEBOUNCE_SECONDS = 1.0
+    for form in _texts(3):
+        assert post_signed("inbound", form).status_code == 200
+    wait_for(lambda: len(_sent_replies(tenant.id)) >= 1)
+    time.sleep(1.5)  # every task's countdown has passed: nothing else may answer
+    assert _sent_replies(tenant.id) == ["echo: m1 + m2 + m3"]
+    with tenant_context(tenant.id):
+        assert Conversation.objects.get().turn_count == 1
+        assert set(InboundMessage.objects.values_list("status", flat=True)) == {"processed"}
+
+
 def test_burst_of_five_is_processed_one_at_a_time_in_order(
     post_signed, tenant, echo_turns, celery_worker
 ) -> None:

@@ -32,12 +32,14 @@ from schemathesis.specs.openapi.checks import (
 )
 from werkzeug.test import Client as WsgiClient
 
+from tenants.accessors import active_senders
 from tenants.models import Tenant
 from tests.commerce import factories
 from tests.handoff.conftest import make_agent, make_conversation
 from tests.security.conftest import MARKER, StrangerData, leaked
 from tulia.api.keys import issue_key
 from tulia.commerce.checkout import LineRequest, create_order
+from tulia.conversations.services import open_conversation
 from tulia.handoff.escalation import HandoffRequest, escalate
 from tulia.handoff.models import Category
 
@@ -63,6 +65,16 @@ def _seed_mine(tenant: Tenant) -> list[int]:
     order = create_order(tenant.id, factories.customer(tenant).pk, [LineRequest(item.pk, 1)])
     offer = factories.offer(tenant, "SAVE10")
     return [item.pk, order.pk, offer.pk]
+
+
+def _waiting_conversations(tenant: Tenant, data: StrangerData) -> list[int]:
+    """A customer waiting for a person in each shop (the stranger's is its marked one)."""
+    mine = make_conversation(tenant)
+    sender = active_senders(data.tenant.id)[0]
+    theirs = open_conversation(data.tenant.id, data.customer.pk, sender.pk)
+    for shop, conversation in ((tenant, mine), (data.tenant, theirs)):
+        escalate(shop.id, conversation.pk, HandoffRequest("wants a person", Category.KEYWORD))
+    return [mine.pk, theirs.pk]
 
 
 @pytest.fixture
@@ -131,8 +143,12 @@ def test_every_operation_conforms_and_never_leaks_the_stranger(
         stranger_data.order.pk,
         stranger_data.offer.pk,
         stranger_data.document_id,
+        *_waiting_conversations(tenant, stranger_data),
     ]
-    auth = {"Authorization": f"Bearer {issue_key(tenant.id, 'fuzz').plaintext}"}
+    # The key reaches everything, conversations included, and speaks as a real agent.
+    agent = make_agent(tenant, "fuzzer")
+    key = issue_key(tenant.id, "fuzz", scopes=["conversations"], agent_id=agent.pk)
+    auth = {"Authorization": f"Bearer {key.plaintext}"}
     operations = _operations()
     assert len(operations) >= 20, "the schema lost its operations"
     for operation in operations:

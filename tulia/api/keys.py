@@ -9,13 +9,16 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from uuid import UUID
 
+from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
 from tenants.context import tenant_context
+from tenants.models import TenantMembership
 from tulia.commerce.models import ApiKey
 from tulia.commerce.models.api_keys import PREFIX_SETTING
 
@@ -32,12 +35,32 @@ def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def issue_key(tenant_id: UUID | str, name: str) -> IssuedKey:
+def _is_staff(tenant_id: UUID, user_id: int) -> bool:
+    return TenantMembership.objects.filter(tenant_id=tenant_id, user_id=user_id).exists()
+
+
+def issue_key(
+    tenant_id: UUID | str,
+    name: str,
+    *,
+    scopes: Sequence[str] = (),
+    agent_id: int | None = None,
+) -> IssuedKey:
+    """A new key; with the conversations scope it must name the agent it speaks as."""
     prefix, secret = secrets.token_hex(6), secrets.token_urlsafe(32)
     with tenant_context(tenant_id) as tid:
-        key = ApiKey.objects.create(
-            tenant_id=tid, name=name, prefix=prefix, secret_hash=_hash(secret)
+        key = ApiKey(
+            tenant_id=tid,
+            name=name,
+            prefix=prefix,
+            secret_hash=_hash(secret),
+            scopes=sorted(set(scopes)),
+            agent_id=agent_id,
         )
+        key.clean()
+        if agent_id is not None and not _is_staff(tid, agent_id):
+            raise ValidationError({"agent": "The agent must be staff of this shop."})
+        key.save()
     return IssuedKey(key, f"{KEY_PREFIX}{prefix}_{secret}")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db import models
@@ -36,6 +37,7 @@ from tulia.commerce.errors import OrderStateError
 from tulia.commerce.lifecycle import STAFF_MOVES, move_order
 from tulia.commerce.models import (
     ApiKey,
+    ApiScope,
     CatalogItem,
     Category,
     Coupon,
@@ -411,20 +413,39 @@ class OfferAdmin(TenantScopedAdmin):
             gone.delete()
 
 
+class ApiKeyForm(forms.ModelForm):
+    scopes = forms.MultipleChoiceField(
+        choices=ApiScope.choices,
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        help_text="Every key reaches the catalog, orders and offers; these add more.",
+    )
+
+    class Meta:
+        model = ApiKey
+        fields = ["tenant", "name", "scopes", "agent"]
+
+
 @admin.register(ApiKey)
 class ApiKeyAdmin(TenantScopedAdmin):
     """Keys are created here (the secret is shown once) and revoked, never edited."""
 
-    list_display = ("name", "prefix", "created_at", "last_used_at", "revoked_at")
+    form = ApiKeyForm
+    list_display = ("name", "prefix", "scopes", "agent", "created_at", "last_used_at", "revoked_at")
     readonly_fields = ("prefix", "created_at", "last_used_at", "revoked_at")
     actions = ["revoke"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        # Who a key speaks as and what it reaches are fixed at issue: a new key says so.
+        fixed = ("name", "scopes", "agent")
+        return (*self.readonly_fields, *fixed) if obj is not None else self.readonly_fields
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         if change:
             return super().save_model(request, obj, form, change)
         if not request.user.is_superuser:
             obj.tenant_id = request_tenant_id(request)
-        issued = issue_key(obj.tenant_id, obj.name)
+        issued = issue_key(obj.tenant_id, obj.name, scopes=obj.scopes, agent_id=obj.agent_id)
         obj.pk, obj.prefix, obj.secret_hash = (
             issued.key.pk,
             issued.key.prefix,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 from uuid import UUID
 
@@ -26,6 +27,7 @@ from django.conf import settings
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
+from tenants.accessors import get_tenant
 from tenants.context import tenant_context
 from tenants.services import get_or_create_customer
 from tulia.conversations import locks
@@ -34,12 +36,15 @@ from tulia.conversations.services import open_conversation
 from tulia.conversations.turns import TurnInput, TurnOutput, get_turn_handler
 from tulia.observability import metrics
 from tulia.observability.tracing import traced
+from tulia.text import say
 from tulia.whatsapp.outbound import queue_reply
 from tulia.whatsapp.schemas import InboundContent
 
 logger = logging.getLogger(__name__)
 MAX_TURN_ATTEMPTS = 5
 MAX_MERGED = 10
+# How many debounce waits a burst may stretch before it is answered anyway.
+DEBOUNCE_CAP_FACTOR = 3
 PENDING = (InboundMessage.Status.RECEIVED, InboundMessage.Status.PROCESSING)
 _APOLOGY = "Sorry, something went wrong on our side. Please send your message again."
 
@@ -76,6 +81,32 @@ def debounce_seconds() -> float:
     return float(settings.TULIA_TURN_DEBOUNCE_SECONDS)
 
 
+def debounce_cap() -> timedelta:
+    """A customer who never pauses is still answered once their oldest message is this old."""
+    return timedelta(seconds=DEBOUNCE_CAP_FACTOR * debounce_seconds())
+
+
+def _burst_still_arriving(tenant_id: UUID, message_id: int, sender_id: int, from_e164: str) -> bool:
+    """Debounce without a sleeping worker: each message's task is scheduled
+    `debounce_seconds` after it arrived (dispatch.enqueue_turn). A task whose thread has
+    a newer pending message that is still inside its own debounce wait steps aside:
+    that message's task comes later and answers the whole burst as one turn."""
+    if not debounce_seconds():
+        return False
+    now = timezone.now()
+    pending = InboundMessage.objects.filter(
+        tenant_id=tenant_id, sender_id=sender_id, from_e164=from_e164, status__in=PENDING
+    ).order_by("id")
+    oldest, newest = (
+        pending.values("received_at").first(),
+        pending.values("pk", "received_at").last(),
+    )
+    if oldest is None or newest is None or newest["pk"] == message_id:
+        return False
+    newest_still_waiting = now - newest["received_at"] < timedelta(seconds=debounce_seconds())
+    return newest_still_waiting and now - oldest["received_at"] < debounce_cap()
+
+
 def process_inbound(tenant_id: UUID | str, message_id: int) -> int:
     """Run every pending turn of the message's thread; returns how many ran."""
     with tenant_context(tenant_id) as tid:
@@ -84,8 +115,10 @@ def process_inbound(tenant_id: UUID | str, message_id: int) -> int:
             .values("sender_id", "from_e164")
             .first()
         )
-    if anchor is None:
-        return 0  # already processed (a duplicate task), failed for good, or not ours
+        if anchor is None:
+            return 0  # already processed (a duplicate task), failed for good, or not ours
+        if _burst_still_arriving(tid, message_id, anchor["sender_id"], anchor["from_e164"]):
+            return 0  # a later message's task answers the burst
     with locks.hold(tid, *thread_lock(anchor["sender_id"], anchor["from_e164"])) as lease:
         if not lease.acquired:
             raise ThreadBusy(f"thread of inbound message {message_id} is busy")
@@ -99,8 +132,6 @@ def thread_lock(sender_id: int, from_e164: str) -> tuple[object, ...]:
 
 def _drain(lease: locks.Lease, tenant_id: UUID, sender_id: int, from_e164: str) -> int:
     turns = 0
-    if debounce_seconds():
-        time.sleep(debounce_seconds())  # let a burst arrive, then answer it as one turn
     while (batch := claim_batch(tenant_id, sender_id, from_e164, lease)) is not None:
         try:
             run_turn(batch)
@@ -251,7 +282,26 @@ def finish_turn(
             conversation.state = output.state
         conversation.turn_count = F("turn_count") + 1
         conversation.save(update_fields=["state", "turn_count", "updated_at"])
-        queue_reply(batch.tenant_id, batch.conversation_id, output.replies, batch.request_id)
+        replies = [*output.replies, *_privacy_notice(batch, output)]
+        queue_reply(batch.tenant_id, batch.conversation_id, replies, batch.request_id)
+
+
+def _privacy_notice(batch: Batch, output: TurnOutput) -> list[str]:
+    """The shop's short privacy notice after the first reply a customer ever gets from it
+    (show_privacy_notice), in the reply's language; never after a STOP."""
+    if batch.turn_number != 1 or not output.replies:
+        return []
+    tenant = get_tenant(batch.tenant_id)
+    state = output.state or {}
+    if not tenant.compliance_settings.show_privacy_notice or state.get("consent_command"):
+        return []
+    earlier = Conversation.objects.filter(
+        tenant_id=batch.tenant_id, customer_id=batch.customer_id, pk__lt=batch.conversation_id
+    )
+    if earlier.exists():
+        return []  # met before, in an older conversation
+    language = state.get("response_language") or tenant.default_language
+    return [say("gateway.privacy_notice", language, shop=tenant.name)]
 
 
 def _claimed(batch: Batch) -> QuerySet[InboundMessage]:

@@ -1,6 +1,6 @@
 """Catalog, orders and offers: every model here is tenant-owned (RLS applies)."""
 
-from tulia.commerce.models.api_keys import ApiKey
+from tulia.commerce.models.api_keys import ApiKey, ApiScope
 from tulia.commerce.models.catalog import CatalogItem, Category, Variant
 from tulia.commerce.models.fulfilment import FulfilmentSettings
 from tulia.commerce.models.offers import Coupon, Offer, OfferRedemption
@@ -8,6 +8,7 @@ from tulia.commerce.models.orders import Order, OrderLine, OrderStatus, OrderSta
 
 __all__ = [
     "ApiKey",
+    "ApiScope",
     "CatalogItem",
     "Category",
     "Coupon",

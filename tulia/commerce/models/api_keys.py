@@ -2,15 +2,26 @@
 
 The key must be found before any tenant is known, so RLS has one narrow extra read:
 a row whose public prefix equals the one the caller presented in this transaction.
+
+A key may carry scopes beyond the catalog, orders and offers every key reaches. The
+conversations scope lets a helpdesk read chats and reply, and a reply is a person
+speaking to a customer: such a key is bound to one staff login and acts as that agent.
 """
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.core.exceptions import ValidationError
 from django.db import models
 
 from tenants.models import TenantOwnedModel
 
 PREFIX_SETTING = "tulia.api_key_prefix"
+
+
+class ApiScope(models.TextChoices):
+    CONVERSATIONS = "conversations", "Conversations: read chats and reply as the key's agent"
 
 
 class ApiKey(TenantOwnedModel):
@@ -22,6 +33,17 @@ class ApiKey(TenantOwnedModel):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    scopes = ArrayField(
+        models.CharField(max_length=24, choices=ApiScope.choices), default=list, blank=True
+    )
+    agent = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,  # a removed login silences the key, it never speaks alone
+        related_name="+",
+        help_text="The staff login this key speaks as; required for the conversations scope",
+    )
 
     class Meta:
         verbose_name = "API key"
@@ -31,6 +53,13 @@ class ApiKey(TenantOwnedModel):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+    def clean(self) -> None:
+        if ApiScope.CONVERSATIONS in self.scopes and self.agent_id is None:
+            raise ValidationError({"agent": "A key with the conversations scope acts as an agent."})
+
+    def has_scope(self, scope: str) -> bool:
+        return scope in self.scopes
 
     @property
     def is_active(self) -> bool:
