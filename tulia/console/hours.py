@@ -62,11 +62,11 @@ class OpeningWindowsWidget(forms.Widget):
     class Media:
         js = ("console/hours.js",)
 
-    def value_from_datadict(self, data: Any, files: Any, name: str) -> list[Row]:
+    def value_from_datadict(self, data: Any, _files: Any, name: str) -> list[Row]:
         opens, closes = _posted(data, f"{name}_opens"), _posted(data, f"{name}_closes")
         return list(itertools.zip_longest(opens, closes, fillvalue=""))
 
-    def value_omitted_from_data(self, data: Any, files: Any, name: str) -> bool:
+    def value_omitted_from_data(self, data: Any, _files: Any, name: str) -> bool:
         return f"{name}_opens" not in data and f"{name}_closes" not in data
 
     def render(
