@@ -18,12 +18,12 @@ from pydantic import ValidationError as PydanticValidationError
 
 from tenants import config
 from tenants.models import LANGUAGE_CHOICES, PAYMENT_METHOD_CHOICES, Tenant
+from tulia.console.hours import OpeningWindowsField
 
 DAY_NAMES = {
     "mon": _("Monday"), "tue": _("Tuesday"), "wed": _("Wednesday"), "thu": _("Thursday"),
     "fri": _("Friday"), "sat": _("Saturday"), "sun": _("Sunday"),
 }  # fmt: skip
-TIME_WIDGET = forms.TimeInput(attrs={"type": "time"}, format="%H:%M")
 
 
 def _lines(value: list[str]) -> str:
@@ -47,12 +47,8 @@ def _day_fields() -> dict[str, forms.Field]:
     fields: dict[str, forms.Field] = {}
     for code in config.WEEKDAYS:
         fields[f"{code}_open"] = forms.BooleanField(label=DAY_NAMES[code], required=False)
-        fields[f"{code}_opens"] = forms.TimeField(
-            label=_("opens"), required=False, widget=TIME_WIDGET
-        )
-        fields[f"{code}_closes"] = forms.TimeField(
-            label=_("closes"), required=False, widget=TIME_WIDGET
-        )
+        # Every window of the day (split hours are several), not just the first.
+        fields[f"{code}_hours"] = OpeningWindowsField(label=_("hours"), required=False)
     return fields
 
 
@@ -136,14 +132,7 @@ class ShopSettingsForm(OpeningHoursFields, forms.ModelForm):  # type: ignore[val
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        for code in config.WEEKDAYS:
-            self.fields[f"{code}_open"] = forms.BooleanField(label=DAY_NAMES[code], required=False)
-            self.fields[f"{code}_opens"] = forms.TimeField(
-                label=_("opens"), required=False, widget=TIME_WIDGET
-            )
-            self.fields[f"{code}_closes"] = forms.TimeField(
-                label=_("closes"), required=False, widget=TIME_WIDGET
-            )
+        self.fields.update(_day_fields())
         self._fill_initial(self.instance)
 
     def _fill_initial(self, tenant: Tenant) -> None:
@@ -164,9 +153,7 @@ class ShopSettingsForm(OpeningHoursFields, forms.ModelForm):  # type: ignore[val
         for code in config.WEEKDAYS:
             windows = handoff.business_hours.windows(config.WEEKDAYS.index(code))
             initial[f"{code}_open"] = bool(windows)
-            if windows:
-                initial[f"{code}_opens"] = windows[0].opens
-                initial[f"{code}_closes"] = windows[0].closes
+            initial[f"{code}_hours"] = [(w.opens, w.closes) for w in windows]
         for name, value in initial.items():
             self.initial.setdefault(name, value)
 
@@ -205,16 +192,14 @@ class ShopSettingsForm(OpeningHoursFields, forms.ModelForm):  # type: ignore[val
     def _day(self, cleaned: dict[str, Any], code: str) -> list[dict[str, time]]:
         if not cleaned.get(f"{code}_open"):
             return []
-        opens, closes = cleaned.get(f"{code}_opens"), cleaned.get(f"{code}_closes")
-        if opens is None or closes is None:
+        windows = cleaned.get(f"{code}_hours")
+        if windows is None:
+            return []  # the field's own error is already on the page
+        if not windows:
             self.add_error(
-                f"{code}_opens", _("Give the opening and closing time, or untick the day.")
+                f"{code}_hours", _("Give the opening and closing time, or untick the day.")
             )
-            return []
-        if closes <= opens:
-            self.add_error(f"{code}_closes", _("Closing time must be after opening time."))
-            return []
-        return [{"opens": opens, "closes": closes}]
+        return [{"opens": opens, "closes": closes} for opens, closes in windows]
 
     def _typed(self, schema: type[BaseModel], values: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -228,7 +213,7 @@ class ShopSettingsForm(OpeningHoursFields, forms.ModelForm):  # type: ignore[val
 
 
 def settings_fieldsets() -> tuple[tuple[Any, dict[str, Any]], ...]:
-    days = tuple((f"{c}_open", f"{c}_opens", f"{c}_closes") for c in config.WEEKDAYS)
+    days = tuple((f"{c}_open", f"{c}_hours") for c in config.WEEKDAYS)
     return (
         (_("Shop"), {"fields": ("name", "timezone", "payment_methods", "catalog_link_base")}),
         (_("Opening hours (tick the days you are open)"), {"fields": days}),

@@ -92,16 +92,20 @@ def test_an_owners_morning(page: Page, live_server: Any, tenant: Any, morning: A
     with tenant_context(tenant.id):
         assert Variant.objects.get(item=morning["shoe"], attributes__size="42").stock == 9
 
-    # Business hours: Shop settings → Monday 08:00-18:00 → save.
+    # Business hours: Shop settings → Monday 08:00-12:00, "Add a window", 14:00-18:00 → save.
     page.click("#nav-sidebar a:has-text('Shop settings')")
     page.check("input[name=mon_open]")
-    page.fill("input[name=mon_opens]", "08:00")
-    page.fill("input[name=mon_closes]", "18:00")
+    monday = page.locator(".hours-windows[data-day=mon_hours]")
+    monday.locator("input[name=mon_hours_opens]").fill("08:00")
+    monday.locator("input[name=mon_hours_closes]").fill("12:00")
+    monday.locator("button.hours-add").click()
+    monday.locator("input[name=mon_hours_opens]").nth(1).fill("14:00")
+    monday.locator("input[name=mon_hours_closes]").nth(1).fill("18:00")
     page.click("input[name=_save]")
     expect(page.locator(".messagelist")).to_be_visible()
     tenant.refresh_from_db()
-    monday = tenant.handoff_settings.business_hours.mon
-    assert [(w.opens, w.closes) for w in monday] == [(time(8), time(18))]
+    windows = tenant.handoff_settings.business_hours.mon
+    assert [(w.opens, w.closes) for w in windows] == [(time(8), time(12)), (time(14), time(18))]
 
     # A payment: Payments to check → the item → match the suggested order.
     page.click("#nav-sidebar a:has-text('Payments to check')")

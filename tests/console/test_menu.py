@@ -19,7 +19,8 @@ def _menu(client) -> str:
 
 def test_owner_menu_is_the_shop_in_words(tenant, stranger) -> None:
     menu = _menu(login(tenant, "owner_n"))
-    for words in ("Inbox", "Products", "Payments to check", "Shop settings", "Orders"):
+    shop = ("Inbox", "Products", "Payments to check", "Shop settings", "Orders", "Broadcasts")
+    for words in (*shop, "Shopify or WooCommerce store", "Delivery settings"):
         assert words in menu
     for developer in DEVELOPER_PAGES:
         assert developer not in menu

@@ -4,6 +4,8 @@ stored as the typed configuration the bot reads."""
 from __future__ import annotations
 
 from datetime import time
+from html.parser import HTMLParser
+from typing import Any
 
 import pytest
 from django.urls import reverse
@@ -18,17 +20,52 @@ def _settings_url(tenant: Tenant) -> str:
     return reverse("admin:tenants_tenant_change", args=[tenant.pk])
 
 
+class _BrowserForm(HTMLParser):
+    """What a browser would submit from the settings page's form, untouched."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.data: dict[str, list[str]] = {}
+        self._textarea: str | None = None
+        self._select: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        name = a.get("name") or ""
+        if tag == "input" and name and a.get("type") not in ("submit", "button"):
+            if a.get("type") in ("checkbox", "radio"):
+                if "checked" in a:  # a ticked box without a value sends "on"
+                    self.data.setdefault(name, []).append(a.get("value") or "on")
+                return
+            self.data.setdefault(name, []).append(a.get("value") or "")
+        elif tag == "textarea":
+            self._textarea = name
+            self.data.setdefault(name, []).append("")
+        elif tag == "select":
+            self._select = name
+        elif tag == "option" and self._select and "selected" in a:
+            self.data.setdefault(self._select, []).append(a.get("value") or "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "textarea":
+            self._textarea = None
+        elif tag == "select":
+            self._select = None
+
+    def handle_data(self, data: str) -> None:
+        if self._textarea:
+            self.data[self._textarea][-1] += data.removeprefix("\n")
+
+
+def _page_form(client, tenant: Tenant) -> dict[str, list[str]]:
+    html = client.get(_settings_url(tenant)).content.decode()
+    parser = _BrowserForm()
+    parser.feed(html.split('id="tenant_form"')[1].split("</form>")[0])
+    return parser.data
+
+
 def _posted(client, tenant: Tenant, **changes):
-    page = client.get(_settings_url(tenant))
-    form = page.context["adminform"].form
-    data = {}
-    for name in form.fields:
-        value = form[name].value()
-        if value in (None, False):
-            continue
-        if isinstance(value, time):
-            value = value.strftime("%H:%M")
-        data[name] = value
+    data: dict[str, Any] = dict(_page_form(client, tenant))
     data.update(changes)
     for name, value in list(data.items()):
         if value is None:
@@ -51,8 +88,8 @@ def test_owner_sets_monday_hours_and_keywords(tenant, stranger) -> None:
         client,
         tenant,
         mon_open="on",
-        mon_opens="08:30",
-        mon_closes="17:00",
+        mon_hours_opens="08:30",
+        mon_hours_closes="17:00",
         keyword_triggers="mtu\nagent\nnataka kuongea na mtu",
         opt_out_keywords="STOP\nacha",
     )
@@ -66,12 +103,72 @@ def test_owner_sets_monday_hours_and_keywords(tenant, stranger) -> None:
 
 def test_closing_before_opening_is_refused_on_that_day(tenant, stranger) -> None:
     response = _posted(
-        login(tenant, "owner_s3"), tenant, tue_open="on", tue_opens="18:00", tue_closes="09:00"
+        login(tenant, "owner_s3"),
+        tenant,
+        tue_open="on",
+        tue_hours_opens="18:00",
+        tue_hours_closes="09:00",
     )
     assert response.status_code == 200
-    assert "tue_closes" in response.context["adminform"].form.errors
+    assert "tue_hours" in response.context["adminform"].form.errors
     tenant.refresh_from_db()
     assert tenant.handoff_settings.business_hours.tue == []
+
+
+SPLIT = {"mon": [{"opens": "08:00", "closes": "12:00"}, {"opens": "14:00", "closes": "18:00"}]}
+
+
+def _with_split_hours(tenant: Tenant) -> None:
+    tenant.handoff = {**tenant.handoff, "business_hours": SPLIT}
+    tenant.save(update_fields=["handoff"])
+
+
+def _monday(tenant: Tenant) -> list[tuple[time, time]]:
+    tenant.refresh_from_db()
+    return [(w.opens, w.closes) for w in tenant.handoff_settings.business_hours.mon]
+
+
+def test_split_hours_survive_saving_the_page_unchanged(tenant, stranger) -> None:
+    _with_split_hours(tenant)
+    client = login(tenant, "owner_s5")
+    assert _page_form(client, tenant)["mon_hours_opens"] == ["08:00", "14:00"]
+    response = _posted(client, tenant)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert _monday(tenant) == [(time(8), time(12)), (time(14), time(18))]
+
+
+def test_owner_adds_and_removes_a_window(tenant, stranger) -> None:
+    client = login(tenant, "owner_s6")
+    three = {
+        "mon_hours_opens": ["08:00", "14:00", "19:00"],
+        "mon_hours_closes": ["12:00", "18:00", "21:00"],
+    }
+    assert _posted(client, tenant, mon_open="on", **three).status_code == 302
+    assert _monday(tenant) == [(time(8), time(12)), (time(14), time(18)), (time(19), time(21))]
+    # Clearing a row's two times removes that window.
+    cleared = {
+        "mon_hours_opens": ["08:00", "", "19:00"],
+        "mon_hours_closes": ["12:00", "", "21:00"],
+    }
+    assert _posted(client, tenant, **cleared).status_code == 302
+    assert _monday(tenant) == [(time(8), time(12)), (time(19), time(21))]
+
+
+@pytest.mark.parametrize(
+    ("opens", "closes"),
+    [(["08:00", "11:00"], ["12:00", "18:00"]), (["08:00", "14:00"], ["12:00", ""])],
+    ids=["overlapping", "half-filled"],
+)
+def test_a_bad_second_window_is_refused_and_nothing_is_lost(
+    tenant, stranger, opens, closes
+) -> None:
+    _with_split_hours(tenant)
+    response = _posted(
+        login(tenant, "owner_s7"), tenant, mon_hours_opens=opens, mon_hours_closes=closes
+    )
+    assert response.status_code == 200
+    assert "mon_hours" in response.context["adminform"].form.errors
+    assert _monday(tenant) == [(time(8), time(12)), (time(14), time(18))]
 
 
 def test_an_agent_cannot_open_settings(tenant, stranger) -> None:

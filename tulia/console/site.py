@@ -9,10 +9,12 @@ tenants/roles.py.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from functools import wraps
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from django.contrib import admin
-from django.http import HttpRequest
+from django.http import Http404, HttpRequest, HttpResponseBase
 from django.shortcuts import redirect
 from django.urls import NoReverseMatch, URLPattern, URLResolver, path, reverse
 from django.utils import timezone
@@ -27,6 +29,8 @@ from tulia.console.today import shop_today
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
 
+_View = TypeVar("_View", bound=Callable[..., HttpResponseBase])
+
 # (section key, title, ((model label, menu name), ...)) in the order a shop works.
 SECTIONS: tuple[tuple[str, StrOrPromise, tuple[tuple[str, StrOrPromise], ...]], ...] = (
     ("today", _("Today"), (
@@ -39,6 +43,9 @@ SECTIONS: tuple[tuple[str, StrOrPromise, tuple[tuple[str, StrOrPromise], ...]], 
         ("commerce.CatalogItem", _("Products")),
         ("commerce.Category", _("Categories")),
         ("commerce.Offer", _("Offers and coupons")),
+        ("campaigns.Campaign", _("Broadcasts")),
+        ("catalog_sync.StoreConnection", _("Shopify or WooCommerce store")),
+        ("catalog_sync.SyncConflict", _("Store sync problems")),
         ("storefront.ShopProfile", _("Shop page")),
         ("storefront.SourceVisits", _("Shop page visits")),
     )),
@@ -60,6 +67,8 @@ SECTIONS: tuple[tuple[str, StrOrPromise, tuple[tuple[str, StrOrPromise], ...]], 
         ("handoff.CannedReply", _("Saved replies")),
         ("handoff.AgentPresence", _("Staff availability")),
         ("returns.ReturnPolicy", _("Return policy")),
+        ("commerce.FulfilmentSettings", _("Delivery settings")),
+        ("campaigns.MessagingSettings", _("Reminders and quiet hours")),
         ("whatsapp.MessageTemplate", _("WhatsApp message templates")),
         ("commerce.ApiKey", _("API keys")),
     )),
@@ -83,6 +92,19 @@ class ShopAdminSite(admin.AdminSite):
         now = timezone.now()
         today = [shop_today(tenant, now) for tenant in _shops(request)]
         return super().index(request, {**(extra_context or {}), "shops_today": today})
+
+    def admin_view(self, view: _View, cacheable: bool = False) -> _View:
+        # Every ModelAdmin view passes through here as a bound method of its ModelAdmin,
+        # so the door to a developer page is checked once for all of them: changelist,
+        # add, change, delete, history. Hiding the menu entry alone left the URL open.
+        model_admin = getattr(view, "__self__", None)
+        if isinstance(model_admin, admin.ModelAdmin):
+            label = model_admin.model._meta.label
+            if label in DEVELOPER_LABELS:
+                view = cast("_View", _operators_only(view))
+            elif label == "tenants.Tenant":
+                view = cast("_View", _own_shop_only(view))
+        return super().admin_view(view, cacheable)
 
     def get_urls(self) -> list[URLPattern | URLResolver]:
         language = path("language/", self.admin_view(choose_language), name="console_language")
@@ -145,15 +167,43 @@ def _section(key: str, title: Any, entries: list[dict[str, Any]]) -> dict[str, A
 
 
 # Pages about the platform's machinery rather than the shop (tool calls, raw provider
-# events, message records, the tenant list, WhatsApp senders): operators only.
+# events and webhook bodies, message records, WhatsApp senders and their limits, model
+# usage): operators only, by menu and by URL. A conversation is not among them: the
+# inbox links to its page ("Whole conversation"). The shop list is guarded apart.
 DEVELOPER_LABELS = frozenset(
     {
         "tools.ToolCall", "tenants.WhatsAppSender", "payments.PaymentEvent",
-        "conversations.Conversation", "conversations.InboundMessage",
-        "conversations.OutboundMessage", "whatsapp.SenderLimit", "whatsapp.NotSentMessage",
-        "metering.LlmUsage", "tenants.ConsentEvent",
+        "conversations.InboundMessage", "conversations.OutboundMessage",
+        "whatsapp.SenderLimit", "whatsapp.NotSentMessage", "metering.LlmUsage",
+        "tenants.ConsentEvent", "catalog_sync.WebhookDelivery",
     }
 )  # fmt: skip
+
+
+def _operators_only(view: Callable[..., Any]) -> Callable[..., Any]:
+    @wraps(view)
+    def guarded(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+        if not request.user.is_superuser:
+            raise Http404  # a shop's staff learn nothing, not even that the page exists
+        return view(request, *args, **kwargs)
+
+    return guarded
+
+
+def _own_shop_only(view: Callable[..., Any]) -> Callable[..., Any]:
+    """The list of shops is the operators'; a shop's staff go to their own settings page
+    (where admin also sends an owner after saving)."""
+
+    @wraps(view)
+    def guarded(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+        if request.user.is_superuser or view.__name__ != "changelist_view":
+            return view(request, *args, **kwargs)
+        tenant_id = request_tenant_id(request)
+        if tenant_id is None:
+            raise Http404
+        return redirect("admin:tenants_tenant_change", tenant_id)
+
+    return guarded
 
 
 def _without_developer_pages(request: HttpRequest, apps: list[Any]) -> list[Any]:

@@ -1,7 +1,7 @@
 """A shop's day at a glance: what needs a person now, and how the day is going.
 
-Each figure is one indexed query under the shop's tenant context; the home page shows
-them per shop (an operator sees every shop, a shop's staff their own).
+Each card is one query (the order cards share one) under the shop's tenant context;
+the home page shows them per shop (an operator sees every shop, a shop's staff their own).
 """
 
 from __future__ import annotations
@@ -60,12 +60,13 @@ def shop_today(tenant: Tenant, now: datetime) -> ShopToday:
         waiting = HandoffTicket.objects.filter(tenant_id=tid, status=TicketStatus.OPEN).aggregate(
             n=Count("pk"), first=Min("opened_at")
         )
+        # One pass over the shop's orders answers the three order cards.
+        paid_today = Q(paid_at__gte=midnight)
         orders = Order.objects.filter(tenant_id=tid).aggregate(
             to_confirm=Count("pk", filter=Q(status=OrderStatus.PAID)),
             to_ship=Count("pk", filter=Q(status__in=TO_SHIP)),
-        )
-        paid = Order.objects.filter(tenant_id=tid, paid_at__gte=midnight).aggregate(
-            total=Sum("total"), n=Count("pk")
+            paid_total=Sum("total", filter=paid_today),
+            paid_n=Count("pk", filter=paid_today),
         )
         replies = OutboundMessage.objects.filter(tenant_id=tid, created_at__gte=midnight).aggregate(
             person=Count("pk", filter=Q(request_id__startswith=DESK_REPLY_PREFIX)),
@@ -78,8 +79,8 @@ def shop_today(tenant: Tenant, now: datetime) -> ShopToday:
             longest_wait=now - waiting["first"] if waiting["first"] else None,
             to_confirm=orders["to_confirm"],
             to_ship=orders["to_ship"],
-            paid_sales=paid["total"] or Decimal("0.00"),
-            paid_orders=paid["n"],
+            paid_sales=orders["paid_total"] or Decimal("0.00"),
+            paid_orders=orders["paid_n"],
             payments_to_review=_payments_to_review(tid),
             gaps_this_week=KnowledgeGap.objects.filter(
                 tenant_id=tid, last_asked_at__gte=now - timedelta(days=7)

@@ -142,13 +142,20 @@ def _conversation_parts(tenant_id: UUID, conversation_id: int) -> list[object]:
     ]
 
 
-def version(tenant_id: UUID | str, user_id: int, conversation_id: int | None = None) -> str:
+def version(
+    tenant_id: UUID | str,
+    user_id: int,
+    conversation_id: int | None = None,
+    *,
+    known: Counts | None = None,
+) -> str:
     """Changes whenever anything the inbox shows changes: tickets, counts, the thread,
-    the customer's orders and payments."""
+    the customer's orders and payments. `known`: counts the caller has just read (the
+    header badge shows them), so they are not counted twice per page."""
     with tenant_context(tenant_id) as tid:
         parts: list[object] = [
             TicketEvent.objects.filter(tenant_id=tid).aggregate(m=Max("id"))["m"],
-            counts(tid, user_id),
+            known if known is not None else counts(tid, user_id),
         ]
         if conversation_id is not None:
             parts += _conversation_parts(tid, conversation_id)

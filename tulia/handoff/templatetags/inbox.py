@@ -32,10 +32,11 @@ def inbox_badge(context: dict[str, Any]) -> dict[str, Any]:
     if tenant_id is None:
         return {"show": False}
     user_id = actor_id(request.user)
+    counts = inbox.counts(tenant_id, user_id)
     return {
         "show": True,
-        "counts": inbox.counts(tenant_id, user_id),
-        "version": inbox.version(tenant_id, user_id),
+        "counts": counts,
+        "version": inbox.version(tenant_id, user_id, known=counts),
         "queue_url": reverse("admin:handoff_handoffticket_changelist"),
         "live_url": reverse("admin:handoff_live"),
     }
