@@ -44,6 +44,7 @@ class Evidence:
 def settle(payment: PaymentRequest, event: PaymentEvent, outcome: Outcome, ev: Evidence) -> str:
     """Apply `outcome` to the locked `payment`; record on `event` what happened."""
     event.payment = payment
+    _answer_earlier_flag(event)
     result: str
     if outcome.status == PaymentStatus.PENDING:
         result = Result.STILL_PENDING if payment.status in OPEN_STATUSES else Result.DUPLICATE
@@ -93,6 +94,7 @@ def hold_for_verification(payment: PaymentRequest, event: PaymentEvent, note: st
     the customer hears "we are confirming" only if the check is still running by then.
     """
     event.payment = payment
+    _answer_earlier_flag(event)
     event.note = note[:255]
     if payment.status == PaymentStatus.PENDING:
         payment.status = PaymentStatus.PENDING_VERIFICATION
@@ -125,6 +127,7 @@ def refuse_unconfirmed(payment: PaymentRequest, event: PaymentEvent, why: str) -
     confirmed. The error log line is the shop's alert until owners get notifications.
     """
     event.payment = payment
+    _answer_earlier_flag(event)
     if payment.status not in OPEN_STATUSES:
         _finish_event(event, Result.DUPLICATE)
         return Result.DUPLICATE
@@ -250,11 +253,18 @@ def _flag(event: PaymentEvent, note: str) -> None:
     event.note = note[:255]
 
 
+def _answer_earlier_flag(event: PaymentEvent) -> None:
+    """An event flagged on an earlier pass ("unmatched") is answered by matching it now.
+
+    Cleared before the pass, not after it: a flag this pass raises (paid twice, paid
+    from another number, a conflict) is for a person and must reach the queue.
+    """
+    event.needs_review = False
+
+
 def _finish_event(event: PaymentEvent, result: str) -> None:
     event.outcome = result
     event.processed_at = timezone.now()
-    if result in (Result.APPLIED, Result.DUPLICATE, Result.STILL_PENDING, Result.VERIFYING):
-        event.needs_review = False  # an earlier "unmatched" flag is resolved by matching now
     event.save(update_fields=["payment", "outcome", "note", "needs_review", "processed_at"])
 
 

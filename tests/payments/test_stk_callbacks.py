@@ -218,3 +218,21 @@ def test_payment_from_another_number_is_paid_but_flagged(shop, pushed, post_call
     assert (payment.status, payment.needs_review) == (PaymentStatus.PAID, True)
     assert "ending 111" in payment.review_reason
     assert order_of(shop, pushed.order_id).status == "paid"
+    # The callback itself waits in the reconciliation queue with the reason.
+    [event] = events_of(shop, kind=PaymentEvent.Kind.STK_CALLBACK)
+    assert event.needs_review and "ending 111" in event.note
+
+
+def test_an_order_paid_twice_keeps_the_second_payment_for_a_person(
+    shop, pushed, post_callback
+) -> None:
+    from tulia.commerce.orders import mark_order_paid
+
+    mark_order_paid(shop.id, pushed.order_id, payment_reference="QKX0000001")  # paid at the till
+    body = mpesa_fixture("stk_callback_success.json", pushed.provider_reference)
+    post_callback(shop, "stk_callback", body)
+    payment = payment_of(shop, pushed.pk)
+    assert (payment.status, payment.needs_review) == (PaymentStatus.PAID, True)
+    [event] = events_of(shop, kind=PaymentEvent.Kind.STK_CALLBACK)
+    assert event.needs_review
+    assert "already paid by another payment" in event.note
