@@ -25,16 +25,18 @@ def oracle(labels: Labels) -> Callable[[dict[str, Any]], Any]:
 
 
 def oracle_payload(schema: str, intent: str, lang: str, text: str) -> dict[str, Any]:
-    if schema == "LanguageOutput":
-        return {"language": lang, "confidence": 0.9}
-    if schema == "GovernorOutput":
+    if schema == "MessageReading":
         casual = intent == "spam_casual"
-        return {"classification": "casual" if casual else "business", "confidence": 0.9}
+        return {
+            "intent": intent, "intent_confidence": 0.9, "language": lang,
+            "language_confidence": 0.9, "classification": "casual" if casual else "business",
+            "governor_confidence": 0.9,
+        }  # fmt: skip
     if schema == "NarrowOutput":
         wanted = intent == "sales_discovery"
         return {"action": "search" if wanted else "clarify", "query": text[:60] if wanted else "",
                 "max_price": None, "min_price": None, "confidence": 0.8}  # fmt: skip
-    return {"intent": intent, "confidence": 0.9}
+    raise ValueError(f"no oracle answer for schema {schema}")
 
 
 @contextmanager

@@ -1,16 +1,19 @@
 """Governance nodes: consent first, then intent, language and the governor.
 
-Each JSON node runs its deterministic classifier and, when that is unsure and an LLM
-is configured, asks the LLM through the cascade. LLM calls are added to
-`state["llm_calls"]` so the turn can report them.
+Each JSON node runs its trained classifier (calibrated: the confidence is the chance the
+answer is right). When that is below the node's SPEC threshold and an LLM is configured,
+the node asks for the turn's one LLM reading of the message, which answers intent,
+language and governor together: the first unsure node makes the call, a later unsure
+node of the same turn reads the stored answer (`message_reading`), so a turn costs at
+most one classification call, not three. A failed call leaves every node with its own
+answer. LLM calls are added to `state["llm_calls"]` so the turn can report them.
 """
 
 from __future__ import annotations
 
 from journeys.context import RunContext
 from journeys.llm import prompts
-from journeys.llm.cascade import NodeSpec, run_cascade
-from journeys.llm.schemas import GovernorOutput, IntentOutput, LanguageOutput
+from journeys.llm.schemas import MessageReading
 from journeys.nlu.consent import detect_consent_command
 from journeys.nlu.governor import (
     GovernorCounters,
@@ -33,15 +36,34 @@ from journeys.state import ConversationState
 from journeys.templates.governance import consent_confirmed
 
 GOVERNOR_THRESHOLD = 0.70
-INTENT_SPEC = NodeSpec(
-    "intent_classify", IntentOutput, prompts.INTENT_CLASSIFY, INTENT_ROUTE_THRESHOLD
-)
-LANGUAGE_SPEC = NodeSpec(
-    "language_policy", LanguageOutput, prompts.LANGUAGE_POLICY, SWITCH_THRESHOLD
-)
-GOVERNOR_SPEC = NodeSpec(
-    "governor_spam_casual", GovernorOutput, prompts.GOVERNOR, GOVERNOR_THRESHOLD
-)
+READING_NODE = "message_reading"
+
+
+def _reading(
+    state: ConversationState, deps: EngineDeps, *, sure: bool
+) -> tuple[MessageReading | None, ConversationState]:
+    """The turn's LLM reading, if this node needs one: (reading or None, state update).
+
+    Asked only when the node is unsure (or the LLM mode always asks) and an LLM is
+    configured; asked at most once per turn: a stored reading, or a stored failure ({}),
+    answers every later node without another call.
+    """
+    gateway = deps.gateway
+    if gateway is None or not gateway.settings.enabled:
+        return None, ConversationState()
+    if sure and not gateway.settings.always_asks:
+        return None, ConversationState()
+    stored = state.get("message_reading")
+    if stored is not None:
+        return (MessageReading.model_validate(stored) if stored else None), ConversationState()
+    attempt = gateway.structured(
+        READING_NODE, MessageReading, prompts.MESSAGE_READING, state["inbound_text"]
+    )
+    found = attempt.value
+    return found, ConversationState(
+        message_reading=found.model_dump() if found is not None else {},
+        llm_calls=state.get("llm_calls", 0) + int(attempt.called),
+    )
 
 
 def _reply_language(state: ConversationState, detected: LanguageResult) -> str:
@@ -78,67 +100,45 @@ def consent_check(state: ConversationState, ctx: RunContext, deps: EngineDeps) -
 def intent_classify(
     state: ConversationState, ctx: RunContext, deps: EngineDeps
 ) -> ConversationState:
-    text = state["inbound_text"]
-    found = classify_intent(text)
-    result = run_cascade(
-        INTENT_SPEC,
-        text=text,
-        deterministic=found,
-        confidence=found.confidence,
-        gateway=deps.gateway,
-        adopt=lambda out: IntentResult(out.intent, out.confidence, {}),
-    )
-    return ConversationState(
-        intent=result.value.intent,
-        intent_confidence=result.value.confidence,
-        llm_calls=state.get("llm_calls", 0) + int(result.llm_called),
-    )
+    found = classify_intent(state["inbound_text"])
+    reading, asked = _reading(state, deps, sure=found.confidence >= INTENT_ROUTE_THRESHOLD)
+    if reading is not None:
+        found = IntentResult(reading.intent, reading.intent_confidence, {})
+    return ConversationState(intent=found.intent, intent_confidence=found.confidence, **asked)
 
 
 def language_policy(
     state: ConversationState, ctx: RunContext, deps: EngineDeps
 ) -> ConversationState:
-    text = state["inbound_text"]
-    found = detect_language(text)
-    result = run_cascade(
-        LANGUAGE_SPEC,
-        text=text,
-        deterministic=found,
-        confidence=found.confidence,
-        gateway=deps.gateway,
-        adopt=lambda out: LanguageResult(out.language, out.confidence),
-    )
+    found = detect_language(state["inbound_text"])
+    reading, asked = _reading(state, deps, sure=found.confidence >= SWITCH_THRESHOLD)
+    if reading is not None:
+        found = LanguageResult(reading.language, reading.language_confidence)
     return ConversationState(
-        detected_language=result.value.language,
-        language_confidence=result.value.confidence,
-        response_language=_reply_language(state, result.value),  # type: ignore[typeddict-item]
-        llm_calls=state.get("llm_calls", 0) + int(result.llm_called),
+        detected_language=found.language,
+        language_confidence=found.confidence,
+        response_language=_reply_language(state, found),  # type: ignore[typeddict-item]
+        **asked,
     )
 
 
 def governor_spam_casual(
     state: ConversationState, ctx: RunContext, deps: EngineDeps
 ) -> ConversationState:
-    text = state["inbound_text"]
     intent = IntentResult(state.get("intent", "unknown"), state.get("intent_confidence", 0.0), {})
-    found = classify_governor(text, intent)
-    result = run_cascade(
-        GOVERNOR_SPEC,
-        text=text,
-        deterministic=found,
-        confidence=found.confidence,
-        gateway=deps.gateway,
-        adopt=lambda out: GovernorResult(out.classification, out.confidence, "llm"),
-    )
+    found = classify_governor(state["inbound_text"], intent)
+    reading, asked = _reading(state, deps, sure=found.confidence >= GOVERNOR_THRESHOLD)
+    if reading is not None:
+        found = GovernorResult(reading.classification, reading.governor_confidence, "llm")
     level = state.get("max_chattiness_level", 2)
-    decision = govern(result.value.classification, GovernorCounters.from_state(state), level)
+    decision = govern(found.classification, GovernorCounters.from_state(state), level)
     return ConversationState(
-        intent=intent_given_governor(intent.intent, result.value.classification),  # type: ignore[typeddict-item]
-        governor_classification=result.value.classification,
-        governor_confidence=result.value.confidence,
+        intent=intent_given_governor(intent.intent, found.classification),  # type: ignore[typeddict-item]
+        governor_classification=found.classification,
+        governor_confidence=found.confidence,
         governor_action=decision.action,
         casual_turns=decision.counters.casual_turns,
         spam_turns=decision.counters.spam_turns,
         abuse_turns=decision.counters.abuse_turns,
-        llm_calls=state.get("llm_calls", 0) + int(result.llm_called),
+        **asked,
     )

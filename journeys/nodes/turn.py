@@ -13,6 +13,7 @@ def start_turn(state: ConversationState, raw_text: str) -> ConversationState:
         inbound_text=sanitize_inbound(raw_text).text,
         turn_count=state.get("turn_count", 0) + 1,
         llm_calls=0,
+        message_reading=None,
         response_text=None,
         consent_command=None,
         governor_action=None,

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import cast
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from journeys.context import RunContext
-from journeys.llm_emulator import Reply
+from journeys.llm_emulator import Reply, ServerError
 from journeys.nlu.corpus import heldout_examples
 from journeys.nodes import governance, responses
 from journeys.nodes.deps import EngineDeps
@@ -18,6 +19,11 @@ from journeys.state import ConversationState, new_state
 from tests.hypothesis_profiles import examples
 
 OFFLINE = EngineDeps()
+UNSURE_TEXT = "mhudumu wa kusafirisha atafika lini"
+READING = {
+    "intent": "order_status", "intent_confidence": 0.9, "language": "sw",
+    "language_confidence": 0.9, "classification": "abuse", "governor_confidence": 0.9,
+}  # fmt: skip
 PIPELINE = (
     governance.intent_classify,
     governance.language_policy,
@@ -92,11 +98,36 @@ def test_tenant_that_disallows_sheng_answers_sheng_in_its_default(turn, ctx) -> 
 
 
 def test_unsure_intent_is_settled_by_the_llm_and_counted(turn, ctx, emulator, make_gateway) -> None:
-    emulator.default = Reply({"intent": "order_status", "confidence": 0.9})
+    emulator.default = Reply(READING)
     deps = EngineDeps(gateway=make_gateway())
-    state = turn("mhudumu wa kusafirisha atafika lini")
+    state = turn(UNSURE_TEXT)
     update = governance.intent_classify(state, ctx, deps)
     assert (update["intent"], update["llm_calls"]) == ("order_status", 1)
+
+
+def test_one_llm_call_answers_all_three_classifiers(turn, ctx, emulator, make_gateway) -> None:
+    """In `llm` mode every node wants the model; the turn still asks it once."""
+    emulator.default = Reply(READING)
+    gateway = make_gateway()
+    deps = EngineDeps(gateway=replace(gateway, settings=replace(gateway.settings, mode="llm")))
+    state = _run_turn(turn(UNSURE_TEXT), ctx, deps)
+    assert len(emulator.requests) == 1 == state["llm_calls"]
+    assert (state["intent"], state["detected_language"], state["governor_classification"]) == (
+        "order_status", "sw", "abuse",
+    )  # fmt: skip
+
+
+def test_a_failed_reading_is_not_retried_by_the_next_node(
+    turn, ctx, emulator, make_gateway
+) -> None:
+    emulator.default = ServerError()
+    gateway = make_gateway()
+    deps = EngineDeps(gateway=replace(gateway, settings=replace(gateway.settings, mode="llm")))
+    alone = _run_turn(turn(UNSURE_TEXT), ctx)
+    state = _run_turn(turn(UNSURE_TEXT), ctx, deps)
+    assert len(emulator.requests) == 1 == state["llm_calls"]
+    assert state["intent"] == alone["intent"]
+    assert state["detected_language"] == alone["detected_language"]
 
 
 def test_same_message_same_state_same_reply(turn, ctx) -> None:
