@@ -93,7 +93,7 @@ def compile_artifact(art: Artifact) -> Compiled:
         )
         start += coef.shape[0]
     return Compiled(
-        art.word.build_analyzer(), art.char.build_analyzer(),  # type: ignore[arg-type]
+        art.word.build_analyzer(), art.char.build_analyzer(),
         dict(art.word.vocabulary_), dict(art.char.vocabulary_),
         np.asarray(art.word.idf_, float), np.asarray(art.char.idf_, float),
         np.ascontiguousarray(np.hstack(blocks)), n_word, tuple(heads),
