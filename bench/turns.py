@@ -48,18 +48,32 @@ from turns_parts.report import report, summary  # noqa: E402
 from turns_parts.scripts import WARMUP, WARMUP_FIRST, Labels, make_plans  # noqa: E402
 from turns_parts.shops import daraja_for_demo_shops, prepare_database, share_servers  # noqa: E402
 
+# Issue 25's budget: at most $1 of LLM a month for a shop with this many customer messages.
+SHOP_MONTH_MESSAGES = 10_000
+
 
 def run_mode(mode: str, args: argparse.Namespace) -> dict[str, float]:
     labels = Labels()
     run = random.randrange(100_000)  # fresh customers every run: no state carried over
     plans = make_plans(args.conversations, args.seed, run, labels)
     warmup = make_plans(WARMUP, args.seed + 1, run, labels, first=WARMUP_FIRST)
-    if mode == "cascade":
-        with emulated_llm(labels):
-            results = run_workers(plans, warmup, args.workers)
-    else:
+    if mode != "cascade":
+        return report(mode, run_workers(plans, warmup, args.workers), args.workers)
+    with emulated_llm(labels) as cost:
         results = run_workers(plans, warmup, args.workers)
-    return report(mode, results, args.workers)
+    shown = report(mode, results, args.workers)
+    per_turn = shown["llm_calls_per_turn"] * cost["dollars_per_call"]
+    shown["llm_dollars_per_1000_conversations"] = round(
+        per_turn * shown["turns"] / len(plans) * 1000, 4
+    )
+    shown["llm_dollars_per_shop_month"] = round(per_turn * SHOP_MONTH_MESSAGES, 4)
+    print(
+        f"LLM cost at gpt-4o-mini prices (tokens estimated): "
+        f"${shown['llm_dollars_per_1000_conversations']} per 1,000 conversations, "
+        f"${shown['llm_dollars_per_shop_month']} per shop-month of "
+        f"{SHOP_MONTH_MESSAGES:,} customer messages (budget $1)"
+    )
+    return shown
 
 
 def main() -> int:

@@ -71,7 +71,7 @@ def wants_json(request: dict[str, Any]) -> bool:
 
 
 def schema_name(request: dict[str, Any]) -> str | None:
-    """The output schema a structured request names (e.g. "IntentOutput")."""
+    """The output schema a structured request names (e.g. "MessageReading")."""
     response_format = request.get("response_format") or {}
     if response_format.get("json_schema"):
         return str(response_format["json_schema"].get("name"))

@@ -110,6 +110,9 @@ class ConversationState(TypedDict, total=False):
     """The bot's last message asked a yes/no question, so a bare "sitaki" means "no"."""
     llm_calls: int
     """LLM calls made during the current turn (reset by the turn runner)."""
+    message_reading: dict[str, object] | None
+    """This turn's one LLM reading of the message (journeys.llm.schemas.MessageReading as
+    a dict; {} when the call failed; None when none was asked). Reset every turn."""
 
 
 def new_state(*, tenant_id: str, conversation_id: str, request_id: str) -> ConversationState:
@@ -167,4 +170,5 @@ def new_state(*, tenant_id: str, conversation_id: str, request_id: str) -> Conve
         journey_step=None,
         awaiting_answer=False,
         llm_calls=0,
+        message_reading=None,
     )

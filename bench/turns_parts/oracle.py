@@ -3,6 +3,7 @@ well-informed model would, and a count of what it was asked."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -25,20 +26,30 @@ def oracle(labels: Labels) -> Callable[[dict[str, Any]], Any]:
 
 
 def oracle_payload(schema: str, intent: str, lang: str, text: str) -> dict[str, Any]:
-    if schema == "LanguageOutput":
-        return {"language": lang, "confidence": 0.9}
-    if schema == "GovernorOutput":
+    if schema == "MessageReading":
         casual = intent == "spam_casual"
-        return {"classification": "casual" if casual else "business", "confidence": 0.9}
+        return {
+            "intent": intent, "intent_confidence": 0.9, "language": lang,
+            "language_confidence": 0.9, "classification": "casual" if casual else "business",
+            "governor_confidence": 0.9,
+        }  # fmt: skip
     if schema == "NarrowOutput":
         wanted = intent == "sales_discovery"
         return {"action": "search" if wanted else "clarify", "query": text[:60] if wanted else "",
                 "max_price": None, "min_price": None, "confidence": 0.8}  # fmt: skip
-    return {"intent": intent, "confidence": 0.9}
+    raise ValueError(f"no oracle answer for schema {schema}")
+
+
+# gpt-4o-mini list prices, dollars per million tokens (issue 25 asks for the cost there).
+INPUT_PRICE, OUTPUT_PRICE = 0.15, 0.60
+# No tokenizer file can be fetched offline; about four characters make a token in
+# English prompts and JSON (an estimate, printed as one).
+CHARS_PER_TOKEN = 4
+# The schema is sent with every structured request; its JSON is counted as input.
 
 
 @contextmanager
-def emulated_llm(labels: Labels) -> Iterator[None]:
+def emulated_llm(labels: Labels) -> Iterator[dict[str, float]]:
     """OPENAI_* point at the emulator while the workers run (they read them at start).
 
     The emulator only speaks chat completions, and the catalog and documents were
@@ -54,11 +65,13 @@ def emulated_llm(labels: Labels) -> Iterator[None]:
             OPENAI_BASE_URL=emulator.base_url,
             TULIA_EMBEDDER="offline",
         )
+        cost: dict[str, float] = {}
         try:
-            yield
+            yield cost
         finally:
             restore_environment(saved)
             print_llm_requests(emulator.requests)
+            cost["dollars_per_call"] = dollars_per_call(emulator.requests, labels)
 
 
 def print_llm_requests(requests: list[dict[str, Any]]) -> None:
@@ -69,6 +82,21 @@ def print_llm_requests(requests: list[dict[str, Any]]) -> None:
     print(f"emulator: {len(requests)} chat completions; by output schema: {dict(nodes)}")
     print(f"  of which about answers to a sale step ('1', 'mpesa', 'sawa'...): {on_steps}")
     print("  most asked: " + "; ".join(f"{t} x{n}" for t, n in texts.most_common(12)))
+
+
+def dollars_per_call(requests: list[dict[str, Any]], labels: Labels) -> float:
+    """Estimated mean cost of one of these calls at gpt-4o-mini prices."""
+    answer = oracle(labels)
+    tokens_in = tokens_out = 0
+    for request in requests:
+        sent = json.dumps(request.get("messages", [])) + json.dumps(
+            request.get("response_format") or request.get("tools") or {}
+        )
+        tokens_in += len(sent) // CHARS_PER_TOKEN
+        tokens_out += len(json.dumps(answer(request).payload)) // CHARS_PER_TOKEN
+    calls = max(len(requests), 1)
+    print(f"  estimated tokens per call: {tokens_in / calls:.0f} in, {tokens_out / calls:.0f} out")
+    return (tokens_in * INPUT_PRICE + tokens_out * OUTPUT_PRICE) / 1e6 / calls
 
 
 def schema_name(request: dict[str, Any]) -> str:

@@ -106,5 +106,7 @@ def summary(shown: dict[str, dict[str, float]]) -> dict[str, float]:
     if "cascade" in shown:
         headline["llm_calls_per_turn"] = shown["cascade"]["llm_calls_per_turn"]
         headline["cascade_p50_ms"] = shown["cascade"]["p50_ms"]
+        for key in ("llm_dollars_per_1000_conversations", "llm_dollars_per_shop_month"):
+            headline[key] = shown["cascade"][key]
     headline["paid"] = main_run["paid"]
     return headline

@@ -37,6 +37,7 @@ def begin(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
         "inbound_text": sanitize_inbound(state.get("inbound_text", "")).text,
         "turn_count": state.get("turn_count", 0) + 1,
         "llm_calls": 0,
+        "message_reading": None,
         "response_text": None,
         "consent_command": None,
         "governor_action": None,

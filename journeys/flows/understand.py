@@ -1,9 +1,13 @@
 """The governance nodes: consent first, then intent, language and the governor; the
 LLM is not asked where its answer cannot change the turn.
 
-Each classifier runs its deterministic model and, when that is unsure and an LLM is
-configured, asks the LLM through the cascade (LLM calls are added to
-`state["llm_calls"]` so the turn can report them).
+Each classifier runs its trained model (calibrated: the confidence is the chance the
+answer is right). When that is below the node's SPEC threshold and an LLM is configured,
+the node asks for the turn's one LLM reading of the message, which answers intent,
+language and governor together: the first unsure node makes the call, a later unsure
+node of the same turn reads the stored answer (`message_reading`), so a turn costs at
+most one classification call, not three. A failed call leaves every node with its own
+answer. LLM calls are added to `state["llm_calls"]` so the turn can report them.
 
 A reply to the question the sale is waiting on ("2", "mpesa", "sawa", "ya kwanza") goes
 to the sales journey whatever its intent (router.after_governance), and a one- or
@@ -30,8 +34,7 @@ from journeys.flows.common import reply_key
 from journeys.flows.sales import answers_step, picks_by_code
 from journeys.flows.state import FlowState
 from journeys.llm import prompts
-from journeys.llm.cascade import NodeSpec, run_cascade
-from journeys.llm.schemas import GovernorOutput, IntentOutput, LanguageOutput
+from journeys.llm.schemas import MessageReading
 from journeys.nlu.consent import detect_consent_command
 from journeys.nlu.governor import (
     GovernorCounters,
@@ -52,19 +55,39 @@ from journeys.nodes.routing import GOVERNOR_THRESHOLD, INTENT_ROUTE_THRESHOLD
 from journeys.templates.governance import consent_confirmed
 
 SHORT_REPLY_WORDS = 2
-INTENT_SPEC = NodeSpec(
-    "intent_classify", IntentOutput, prompts.INTENT_CLASSIFY, INTENT_ROUTE_THRESHOLD
-)
-LANGUAGE_SPEC = NodeSpec(
-    "language_policy", LanguageOutput, prompts.LANGUAGE_POLICY, SWITCH_THRESHOLD
-)
-GOVERNOR_SPEC = NodeSpec(
-    "governor_spam_casual", GovernorOutput, prompts.GOVERNOR, GOVERNOR_THRESHOLD
-)
+READING_NODE = "message_reading"
 
 
 def _update(**fields: Any) -> FlowState:
     return cast(FlowState, fields)
+
+
+def _reading(
+    state: FlowState, deps: EngineDeps, *, sure: bool, may_ask: bool = True
+) -> tuple[MessageReading | None, dict[str, Any]]:
+    """The turn's LLM reading, if this node needs one: (reading or None, state update).
+
+    Asked only when the node is unsure (or the LLM mode always asks), an LLM is
+    configured and the turn is one where its answer can change something (`may_ask`);
+    asked at most once per turn: a stored reading, or a stored failure ({}), answers
+    every later node without another call.
+    """
+    gateway = deps.gateway
+    if not may_ask or gateway is None or not gateway.settings.enabled:
+        return None, {}
+    if sure and not gateway.settings.always_asks:
+        return None, {}
+    stored = state.get("message_reading")
+    if stored is not None:
+        return (MessageReading.model_validate(stored) if stored else None), {}
+    attempt = gateway.structured(
+        READING_NODE, MessageReading, prompts.MESSAGE_READING, state["inbound_text"]
+    )
+    found = attempt.value
+    return found, {
+        "message_reading": found.model_dump() if found is not None else {},
+        "llm_calls": state.get("llm_calls", 0) + int(attempt.called),
+    }
 
 
 def _reply_language(state: FlowState, detected: LanguageResult) -> str:
@@ -99,21 +122,16 @@ def consent_check(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowSt
 
 
 def intent_classify(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
-    text = state["inbound_text"]
-    found = classify_intent(text)
-    result = run_cascade(
-        INTENT_SPEC,
-        text=text,
-        deterministic=found,
-        confidence=found.confidence,
-        gateway=None if answers_step(state) else deps.gateway,
-        adopt=lambda out: IntentResult(out.intent, out.confidence, {}),
+    found = classify_intent(state["inbound_text"])
+    reading, asked = _reading(
+        state,
+        deps,
+        sure=found.confidence >= INTENT_ROUTE_THRESHOLD,
+        may_ask=not answers_step(state),
     )
-    return _update(
-        intent=result.value.intent,
-        intent_confidence=result.value.confidence,
-        llm_calls=state.get("llm_calls", 0) + int(result.llm_called),
-    )
+    if reading is not None:
+        found = IntentResult(reading.intent, reading.intent_confidence, {})
+    return _update(intent=found.intent, intent_confidence=found.confidence, **asked)
 
 
 def language_policy(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
@@ -121,15 +139,12 @@ def language_policy(state: FlowState, ctx: RunContext, deps: EngineDeps) -> Flow
     last = state.get("last_language")
     short = len(parse.words(text)) <= SHORT_REPLY_WORDS
     found = detect_language(text)
-    result = run_cascade(
-        LANGUAGE_SPEC,
-        text=text,
-        deterministic=found,
-        confidence=found.confidence,
-        gateway=None if short and last else deps.gateway,
-        adopt=lambda out: LanguageResult(out.language, out.confidence),
+    reading, asked = _reading(
+        state, deps, sure=found.confidence >= SWITCH_THRESHOLD, may_ask=not (short and last)
     )
-    language = _reply_language(state, result.value)
+    if reading is not None:
+        found = LanguageResult(reading.language, reading.language_confidence)
+    language = _reply_language(state, found)
     # The answer to the question the sale is waiting on ("ya kwanza", "kadi"): the
     # customer's register does not show in it (a lone word is already read so by
     # detect_language).
@@ -137,10 +152,10 @@ def language_policy(state: FlowState, ctx: RunContext, deps: EngineDeps) -> Flow
     if keeps and not state.get("customer_language_pref"):
         language = str(last)
     return _update(
-        detected_language=result.value.language,
-        language_confidence=result.value.confidence,
+        detected_language=found.language,
+        language_confidence=found.confidence,
         response_language=language,
-        llm_calls=state.get("llm_calls", 0) + int(result.llm_called),
+        **asked,
     )
 
 
@@ -149,26 +164,23 @@ def governor_spam_casual(state: FlowState, ctx: RunContext, deps: EngineDeps) ->
     answering = _answers_pending(state)
     intent = IntentResult(state.get("intent", "unknown"), state.get("intent_confidence", 0.0), {})
     found = classify_governor(text, intent)
-    result = run_cascade(
-        GOVERNOR_SPEC,
-        text=text,
-        deterministic=found,
-        confidence=found.confidence,
-        gateway=None if answering else deps.gateway,
-        adopt=lambda out: GovernorResult(out.classification, out.confidence, "llm"),
+    reading, asked = _reading(
+        state, deps, sure=found.confidence >= GOVERNOR_THRESHOLD, may_ask=not answering
     )
-    verdict = result.value.classification
+    if reading is not None:
+        found = GovernorResult(reading.classification, reading.governor_confidence, "llm")
+    verdict = found.classification
     level = state.get("max_chattiness_level", 2)
     decision = govern(verdict, GovernorCounters.from_state(state), level)
     update = _update(
         intent=intent_given_governor(intent.intent, verdict),
         governor_classification=verdict,
-        governor_confidence=result.value.confidence,
+        governor_confidence=found.confidence,
         governor_action=decision.action,
         casual_turns=decision.counters.casual_turns,
         spam_turns=decision.counters.spam_turns,
         abuse_turns=decision.counters.abuse_turns,
-        llm_calls=state.get("llm_calls", 0) + int(result.llm_called),
+        **asked,
     )
     overruled = ("casual", "spam") if _structured_answer(state) else ("casual",)
     if answering and verdict in overruled:

@@ -11,16 +11,13 @@ class _Output(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class IntentOutput(_Output):
+class MessageReading(_Output):
+    """One reading of a customer message: intent, language and governor in one call, so
+    an unsure turn costs one LLM request, not three (issue 25)."""
+
     intent: Intent
-    confidence: float = Field(ge=0.0, le=1.0)
-
-
-class LanguageOutput(_Output):
+    intent_confidence: float = Field(ge=0.0, le=1.0)
     language: Lang
-    confidence: float = Field(ge=0.0, le=1.0)
-
-
-class GovernorOutput(_Output):
+    language_confidence: float = Field(ge=0.0, le=1.0)
     classification: GovernorClass
-    confidence: float = Field(ge=0.0, le=1.0)
+    governor_confidence: float = Field(ge=0.0, le=1.0)

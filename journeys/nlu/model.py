@@ -44,6 +44,7 @@ from journeys.nlu.markers import (
     governor_markers,
     language_markers,
 )
+from journeys.nlu.scorer import Compiled, compile_artifact, score
 from journeys.nlu.sources import SOURCE_WEIGHTS, Row
 from journeys.nlu.text import fold
 
@@ -250,28 +251,41 @@ def load(path: Path = ARTIFACT) -> Artifact:
     return art
 
 
+@cache
+def _compiled(path: Path = ARTIFACT) -> Compiled:
+    return compile_artifact(load(path))
+
+
 def predict(text: str, art: Artifact | None = None) -> dict[str, Scores]:
     """Calibrated scores of every head for one message."""
     return predict_many([text], art)[0]
 
 
 def predict_many(texts: Sequence[str], art: Artifact | None = None) -> list[dict[str, Scores]]:
-    """Calibrated scores of every head for each message."""
-    art = art or load()
-    text_x = _text_matrix(art, texts)
-    heads = {}
-    for name, head in art.heads.items():
-        x = _head_matrix(name, head.markers, text_x, texts, head.marker_scale)
-        bands = [length_band(t) for t in texts]
-        heads[name] = (head.classes, head.classifier.predict_proba(x, bands))
+    """Calibrated scores of every head for each message (journeys/nlu/scorer.py: the
+    fitted numbers, read once, without scikit-learn's per-call checks)."""
+    compiled = _compiled() if art is None else compile_artifact(art)
     out = []
-    for i in range(len(texts)):
+    for text in texts:
         verdict = {}
-        for name, (classes, probs) in heads.items():
-            best = int(np.argmax(probs[i]))
+        for name, (probs, classes) in score(compiled, text, length_band(text)).items():
+            best = int(np.argmax(probs))
             verdict[name] = Scores(
-                str(classes[best]), float(probs[i][best]),
-                {str(c): float(p) for c, p in zip(classes, probs[i], strict=True)},
+                classes[best], float(probs[best]),
+                {c: float(p) for c, p in zip(classes, probs, strict=True)},
             )  # fmt: skip
         out.append(verdict)
     return out
+
+
+def reference_probabilities(texts: Sequence[str], art: Artifact) -> dict[str, np.ndarray]:
+    """The same probabilities through scikit-learn's own transform and predict_proba:
+    what the compiled scorer must reproduce (tests), and the batch route of fitting."""
+    text_x = _text_matrix(art, texts)
+    bands = [length_band(t) for t in texts]
+    return {
+        name: head.classifier.predict_proba(
+            _head_matrix(name, head.markers, text_x, texts, head.marker_scale), bands
+        )
+        for name, head in art.heads.items()
+    }

@@ -5,18 +5,28 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from pydantic import BaseModel, Field
 
-from journeys.flows.understand import INTENT_SPEC
 from journeys.llm.breaker import CircuitBreaker
-from journeys.llm.cascade import run_cascade
+from journeys.llm.cascade import NodeSpec, run_cascade
 from journeys.llm.gateway import LLMGateway
 from journeys.llm.settings import LLMSettings
 from journeys.llm_emulator import Hang, Malformed, Reply, ServerError
 from journeys.nlu.intent import IntentResult
 from journeys.nodes.deps import EngineDeps
+from journeys.state import Intent
 from tenants.context import tenant_context
 from tulia.metering.models import LlmUsage
 
+
+class IntentAnswer(BaseModel):
+    """A one-question node's output, to drive the generic cascade."""
+
+    intent: Intent
+    confidence: float = Field(ge=0.0, le=1.0)
+
+
+INTENT_SPEC = NodeSpec("intent_probe", IntentAnswer, "Classify the message.", 0.70)
 UNSURE = IntentResult("sales_discovery", 0.55, {})
 SURE = IntentResult("order_status", 0.95, {})
 
@@ -126,11 +136,9 @@ def test_failed_trial_reopens_for_another_cool_down() -> None:
 
 def test_function_calling_requests_get_a_tool_call_back(emulator, make_gateway) -> None:
     """The emulator also speaks langchain's function_calling method (tools + tool_choice)."""
-    from journeys.llm.schemas import IntentOutput
-
     emulator.queue(Reply({"intent": "order_status", "confidence": 0.8}))
     runnable = (
-        make_gateway()._client().with_structured_output(IntentOutput, method="function_calling")
+        make_gateway()._client().with_structured_output(IntentAnswer, method="function_calling")
     )
     assert runnable.invoke("oda yangu").intent == "order_status"
 
@@ -180,7 +188,7 @@ def test_calls_of_a_bound_gateway_are_metered_for_its_tenant(
     for _ in range(3):
         _ask(gateway)
     with tenant_context(tenant.id):
-        row = LlmUsage.objects.get(node="intent_classify")
+        row = LlmUsage.objects.get(node=INTENT_SPEC.name)
     # Failed calls count as calls; only the good answer's usage is known to the client.
     assert (row.calls, row.failures, row.prompt_tokens, row.completion_tokens) == (3, 2, 1, 1)
     with tenant_context(stranger.id):

@@ -71,13 +71,7 @@ def test_business_turns_do_not_reset_the_casual_allowance() -> None:
         ("send 500 and get ksh 5,000 today", "spam"),
         ("nimetuma 1000 kwa till yenu", "business"),
         ("is delivery free?", "business"),
-        pytest.param(
-            "do you deliver daily and is it free",
-            "business",
-            marks=pytest.mark.xfail(
-                reason="trained model: known gap, see issue 25 report", strict=False
-            ),
-        ),  # two cues, clearly a request
+        ("do you deliver daily and is it free", "business"),  # two cues, clearly a request
         ("hello, do you have size 8 heels", "business"),
         ("oya msee", "casual"),
     ],
@@ -111,16 +105,7 @@ def test_no_sequence_of_messages_exceeds_the_limits(sequence, level) -> None:
     ("text", "classification", "intent"),
     [
         # nlu_eval guide: an insult outranks the request, which keeps its business intent.
-        pytest.param(
-            "where is my parcel you clowns",
-            "abuse",
-            "order_status",
-            marks=pytest.mark.xfail(
-                reason="trained model: the request's n-grams outweigh one insult after it "
-                "(abuse 0.37); known gap, issue 25 report",
-                strict=False,
-            ),
-        ),
+        ("where is my parcel you clowns", "abuse", "order_status"),
         ("mjinga wewe, nitumie paybill", "abuse", "payment_help"),
         # The reversal scam is spam; a customer who paid twice is business.
         ("hello I sent you 2000 by mistake kindly send it back", "spam", "spam_casual"),

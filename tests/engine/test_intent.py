@@ -104,12 +104,7 @@ def test_short_pleasantries_are_confident_small_talk(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        pytest.param(
-            "qwerty zxcv",
-            marks=pytest.mark.xfail(
-                reason="trained model: known gap, see issue 25 report", strict=False
-            ),
-        ),
+        "qwerty zxcv",
         "",
         "🙂🙂",
         "1234 5678",

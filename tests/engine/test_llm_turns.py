@@ -45,9 +45,14 @@ def template_of(request: dict[str, Any]) -> str:
 def structured(intent: str, query: str = "sneakers") -> Callable[[dict[str, Any]], Reply]:
     """Answers of the JSON nodes that agree with what the rules would say."""
     answers = {
-        "IntentOutput": {"intent": intent, "confidence": 0.95},
-        "LanguageOutput": {"language": "en", "confidence": 0.95},
-        "GovernorOutput": {"classification": "business", "confidence": 0.95},
+        "MessageReading": {
+            "intent": intent,
+            "intent_confidence": 0.95,
+            "language": "en",
+            "language_confidence": 0.95,
+            "classification": "business",
+            "governor_confidence": 0.95,
+        },
         "NarrowOutput": {"action": "search", "query": query, "confidence": 0.9},
     }
     return lambda request: Reply({**answers[str(schema_name(request))]})

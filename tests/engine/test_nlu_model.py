@@ -52,6 +52,21 @@ def test_one_message_scores_the_same_alone_and_in_a_batch() -> None:
     assert [model.predict(text, art) for text in PROBES] == batch
 
 
+def test_the_compiled_scorer_matches_scikit_learn() -> None:
+    """The per-message scorer (journeys/nlu/scorer.py) reads the fitted numbers without
+    scikit-learn's per-call checks; it must give scikit-learn's own probabilities."""
+    art = model.load()
+    texts = [*PROBES, "", "🙂", "a", "NIMELIPA BUT SIJAPATA CONFIRMATION!!!"]
+    reference = model.reference_probabilities(texts, art)
+    for i, verdict in enumerate(model.predict_many(texts, art)):
+        for name, head in art.heads.items():
+            expected = reference[name][i]
+            assert verdict[name].label == head.classes[int(expected.argmax())]
+            assert verdict[name].confidence == pytest.approx(expected.max(), abs=1e-5)
+            found = [verdict[name].probabilities[c] for c in head.classes]
+            assert found == pytest.approx(list(expected), abs=1e-2)
+
+
 def test_the_committed_artifact_is_small_and_knows_every_label() -> None:
     assert model.ARTIFACT.stat().st_size <= 25_000_000
     heads = model.load().heads

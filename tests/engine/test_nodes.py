@@ -4,15 +4,18 @@ never a re-implementation of it)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from journeys.context import RunContext
 from journeys.flows import understand
+from journeys.flows.state import FlowState
 from journeys.handler import initial_state, run_graph
-from journeys.llm_emulator import Reply
+from journeys.llm_emulator import Reply, ServerError
 from journeys.nlu.corpus import heldout_examples
 from journeys.nodes.deps import EngineDeps
 from tenants.models import Tenant
@@ -23,6 +26,11 @@ from tulia import clock
 
 pytestmark = pytest.mark.django_db
 MOMENT = 1_800_000_000.0  # any fixed time
+UNSURE_TEXT = "mhudumu wa kusafirisha atafika lini"
+READING = {
+    "intent": "order_status", "intent_confidence": 0.9, "language": "sw",
+    "language_confidence": 0.9, "classification": "abuse", "governor_confidence": 0.9,
+}  # fmt: skip
 
 
 def _chat(tenant: Tenant, **settings_: Any) -> Chat:
@@ -99,10 +107,49 @@ def test_a_scam_dressed_as_an_order_is_stored_as_spam_casual(tenant: Tenant) -> 
 
 def test_unsure_intent_is_settled_by_the_llm_and_counted(turn, ctx, emulator, make_gateway) -> None:
     """One node alone: the cascade asks the model only when the classifier is unsure."""
-    emulator.default = Reply({"intent": "order_status", "confidence": 0.9})
+    emulator.default = Reply(READING)
     deps = EngineDeps(gateway=make_gateway())
-    update = understand.intent_classify(turn("mhudumu wa kusafirisha atafika lini"), ctx, deps)
+    update = understand.intent_classify(turn(UNSURE_TEXT), ctx, deps)
     assert (update["intent"], update["llm_calls"]) == ("order_status", 1)
+
+
+OFFLINE = EngineDeps()
+
+
+def _classify(state: FlowState, ctx: RunContext, deps: EngineDeps = OFFLINE) -> FlowState:
+    """The three classifier nodes alone, each reading what the one before it wrote."""
+    for node in (
+        understand.intent_classify,
+        understand.language_policy,
+        understand.governor_spam_casual,
+    ):
+        state = {**state, **node(state, ctx, deps)}
+    return state
+
+
+def test_one_llm_call_answers_all_three_classifiers(turn, ctx, emulator, make_gateway) -> None:
+    """In `llm` mode every node wants the model; the turn still asks it once."""
+    emulator.default = Reply(READING)
+    gateway = make_gateway()
+    deps = EngineDeps(gateway=replace(gateway, settings=replace(gateway.settings, mode="llm")))
+    state = _classify(turn(UNSURE_TEXT), ctx, deps)
+    assert len(emulator.requests) == 1 == state["llm_calls"]
+    assert (state["intent"], state["detected_language"], state["governor_classification"]) == (
+        "order_status", "sw", "abuse",
+    )  # fmt: skip
+
+
+def test_a_failed_reading_is_not_retried_by_the_next_node(
+    turn, ctx, emulator, make_gateway
+) -> None:
+    emulator.default = ServerError()
+    gateway = make_gateway()
+    deps = EngineDeps(gateway=replace(gateway, settings=replace(gateway.settings, mode="llm")))
+    alone = _classify(turn(UNSURE_TEXT), ctx)
+    state = _classify(turn(UNSURE_TEXT), ctx, deps)
+    assert len(emulator.requests) == 1 == state["llm_calls"]
+    assert state["intent"] == alone["intent"]
+    assert state["detected_language"] == alone["detected_language"]
 
 
 _CONFIGS = st.fixed_dictionaries(
