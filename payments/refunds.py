@@ -92,8 +92,10 @@ def request_refund(
     key: str,
     actor: str,
     reason: str = "",
+    withhold: Decimal = Decimal(0),
 ) -> Refund:
-    """Refund `amount` (all that is left when None) of the order, once per `key`."""
+    """Refund `amount` of the order, once per `key`; when None, all that is left but
+    `withhold` (the delivery fee a shop keeps on a whole-order return)."""
     with transaction.atomic(), tenant_context(tenant_id) as tid:
         order = locked_order(tid, order_id)
         existing = Refund.objects.filter(tenant_id=tid, idempotency_key=key[:80]).first()
@@ -101,11 +103,11 @@ def request_refund(
             return existing
         payment = paid_payment(order)
         left = paid_amount(order, payment) - refunded(order)
-        wanted = left if amount is None else amount
+        wanted = left - withhold if amount is None else amount
         if paid_amount(order, payment) <= 0:
             raise RefundRefused(f"order {order.reference} was not paid", reason="not_paid")
         if wanted <= 0 or wanted > left:
-            reason_code = "nothing_left" if left <= 0 else "too_much"
+            reason_code = "nothing_left" if left <= 0 or amount is None else "too_much"
             raise RefundRefused(
                 f"order {order.reference}: {wanted} asked, {left} refundable", reason=reason_code
             )

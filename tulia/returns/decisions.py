@@ -17,7 +17,7 @@ from tenants.context import tenant_context
 from tenants.errors import NotFound
 from tulia.commerce.errors import OrderStateError
 from tulia.commerce.models import Order
-from tulia.returns.models import ReturnRequest
+from tulia.returns.models import ReturnPolicy, ReturnRequest
 from tulia.text import say
 from tulia.whatsapp import purposes
 
@@ -69,6 +69,8 @@ def refund(tenant_id: UUID | str, request_id: int, *, actor: str) -> Refund:
         if request.decision != "approved":
             raise OrderStateError(f"return {request.pk} is not approved")
         amount = _lines_total(request.order, request.skus)
+        policy = ReturnPolicy.objects.filter(tenant_id=tid).first()
+        keeps_fee = policy is None or not policy.refund_delivery_fee
     return request_refund(
         tenant_id,
         request.order_id,
@@ -76,11 +78,13 @@ def refund(tenant_id: UUID | str, request_id: int, *, actor: str) -> Refund:
         key=f"return:{request.pk}",
         actor=actor,
         reason=f"{request.action} {request.order.reference}",
+        withhold=request.order.delivery_fee if keeps_fee else Decimal(0),
     )
 
 
 def _lines_total(order: Order, skus: list[str]) -> Decimal | None:
-    """The named lines' share of what was paid; None (all that is left) for the whole."""
+    """The named lines' share of what was paid; None for the whole order (all that is
+    left, less the delivery fee unless the shop's policy refunds it)."""
     if not skus:
         return None
     lines = [line for line in order.lines.all() if line.sku in skus]

@@ -29,6 +29,11 @@ class ReturnPolicy(TenantOwnedModel):
     final_sale_skus = ArrayField(models.CharField(max_length=64), default=list, blank=True)
     damage_words = ArrayField(models.CharField(max_length=60), default=list, blank=True)
     max_returns_30d = models.PositiveSmallIntegerField(default=3)
+    # Most shops keep the delivery fee when goods come back (the rider was paid).
+    refund_delivery_fee = models.BooleanField(
+        default=False,
+        help_text="Refund the delivery fee too when a whole order is returned.",
+    )
     # Bumped on every save so each verdict names the policy it was decided under.
     version = models.PositiveIntegerField(default=1, editable=False)
     updated_at = models.DateTimeField(auto_now=True)
