@@ -28,7 +28,7 @@ PAID = Decimal(1500)
 
 
 def _delivered_return(shop: Tenant, make_order: Any, fee: Decimal) -> ReturnRequest:
-    """A 1,500 order (goods 1,500 − fee, delivery `fee`) paid, delivered, returned whole."""
+    """A 1,500 order (goods 1,500 - fee, delivery `fee`) paid, delivered, returned whole."""
     order = _paid(shop, make_order, PaymentMethod.MPESA_STK, receipt=f"F{make_order_seq()}")
     with tenant_context(shop.id) as tid:
         Order.objects.filter(pk=order.pk).update(
