@@ -41,7 +41,7 @@ def consent_confirmed(
     kind: Literal["opt_out", "opt_in", "opt_in_first"],
     shop: str | None,
 ) -> str:
-    """"opt_in" welcomes back a customer who had opted out; "opt_in_first" one who never did."""
+    """ "opt_in" welcomes back a customer who had opted out; "opt_in_first" one who never did."""
     scenario = f"consent_{kind}"
     return say(f"reply.{scenario}", language, key, shop=shop or say("reply.this_shop", language))
 

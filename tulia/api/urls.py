@@ -7,6 +7,7 @@ from rest_framework.routers import SimpleRouter
 from kb.api import DocumentViewSet
 from tulia.api import views
 from tulia.campaigns.api import CampaignViewSet, MessagingSettingsView
+from tulia.returns.api import ReturnRequestViewSet
 
 router = SimpleRouter()
 router.register("catalog/items", views.CatalogItemViewSet, basename="catalog-item")
@@ -14,6 +15,7 @@ router.register("orders", views.OrderViewSet, basename="order")
 router.register("offers", views.OfferViewSet, basename="offer")
 router.register("kb/documents", DocumentViewSet, basename="kb-document")
 router.register("campaigns", CampaignViewSet, basename="campaign")
+router.register("returns", ReturnRequestViewSet, basename="return-request")
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),

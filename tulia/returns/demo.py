@@ -23,6 +23,7 @@ POLICIES: dict[str, dict[str, Any]] = {
         "non_returnable_skus": ["KN-AC0", "KN-AC1", "KN-AC2", "KN-AC4"],
         "category_rules": {},
         "refund_delivery_fee": False,  # "The delivery fee is not refunded"
+        "exchange_days": 14,  # "Size exchanges are free within 14 days of delivery"
     },
     # Packaged goods 3 days; fresh produce, milk, eggs, meat and fish 24 hours.
     "mama-mboga": {
