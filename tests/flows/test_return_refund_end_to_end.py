@@ -76,7 +76,7 @@ def _post(api: APIClient, path: str, capture: Any) -> Any:
         return api.post(path)
 
 
-def test_a_swahili_return_is_refunded_by_mpesa_through_the_api(  # noqa: PLR0915
+def test_a_swahili_return_is_refunded_by_mpesa_through_the_api(
     shop, chat, daraja, django_capture_on_commit_callbacks, stranger
 ) -> None:
     capture = django_capture_on_commit_callbacks
