@@ -38,7 +38,6 @@ from tenants.context import operator_context, tenant_context
 
 logger = logging.getLogger("tulia.payments.refunds")
 Result = PaymentEvent.Outcome
-DARAJA_METHODS = (RefundMethod.MPESA_REVERSAL, RefundMethod.MPESA_B2C)
 # Daraja posts a result within seconds; PesaPal decides a card refund within days.
 CHECK_AFTER: dict[str, timedelta] = {
     RefundMethod.PESAPAL: timedelta(hours=1),
