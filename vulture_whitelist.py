@@ -570,3 +570,4 @@ needs_attention  # refund field filtered on by the sweep and admin (payments/ref
 sweep_submitted_refunds  # the beat's payments.sweep_submitted_refunds (payments/tasks.py)
 _.get_refunds  # serializer method field (tulia/returns/api.py)
 replacement_sku  # the variant set aside for an exchange, saved with update_fields (tulia/returns/decisions.py)
+RefundAdmin  # registered with admin (payments/admin_refunds.py)
