@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from payments import admin_actions, admin_reconcile
+from payments import admin_actions, admin_reconcile, admin_refunds  # noqa: F401 - registers
 from payments.models import (
     MpesaAccount,
     PaymentEvent,

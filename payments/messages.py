@@ -83,4 +83,3 @@ def _next_steps(facts: Facts, lang: str) -> str:
     if facts.card_enabled:
         steps.append(say("payments.next_card", lang))
     return " ".join(steps)
-

@@ -378,7 +378,16 @@ class Refund(TenantOwnedModel):
     provider_reference = models.CharField(max_length=64, blank=True)
     result_note = models.CharField(max_length=255, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
+    # A submitted refund whose outcome never came is asked about (payments/refund_checks):
+    # how often, when last, our id of the last Daraja status call and Daraja's answer
+    # to it; past the last check a person looks (PesaPal or M-Pesa portal).
+    checks = models.PositiveSmallIntegerField(default=0)
+    last_checked_at = models.DateTimeField(null=True, blank=True)
+    check_originator_id = models.CharField(max_length=64, blank=True)
+    check_conversation_id = models.CharField(max_length=64, blank=True)
+    needs_attention = models.BooleanField(default=False)
 
     class Meta:
         constraints = [

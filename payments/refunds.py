@@ -2,9 +2,13 @@
 
     request_refund ──> manual: recorded as sent by staff (succeeded at once)
                    └─> requested ──(after commit, Celery)──> submit_refund
-                          card:   PesaPal RefundRequest ──> succeeded | failed
+                          card:   PesaPal RefundRequest ──> submitted
+                                    ──(IPN, or the sweep: GetTransactionStatus
+                                       reads REVERSED)──> succeeded
                           M-Pesa: Daraja Reversal or B2C ──> submitted
-                                    ──(Result on our ResultURL)──> succeeded | failed
+                                    ──(Result on our ResultURL, or the sweep's
+                                       Transaction Status call)──> succeeded | failed
+                          no outcome after the last check ──> needs_attention (a person)
 
 `request_refund` locks the order row, so two staff clicks serialise: the second finds
 the first's refund under the same idempotency key (one per return request or
@@ -24,7 +28,7 @@ from decimal import Decimal
 from uuid import UUID, uuid4
 
 from django.db import transaction
-from django.db.models import Sum
+from django.db.models import Q, Sum
 from django.utils import timezone
 
 from payments.accounts import mpesa_account, pesapal_account
@@ -92,8 +96,10 @@ def request_refund(
     key: str,
     actor: str,
     reason: str = "",
+    withhold: Decimal = Decimal(0),
 ) -> Refund:
-    """Refund `amount` (all that is left when None) of the order, once per `key`."""
+    """Refund `amount` of the order, once per `key`; when None, all that is left but
+    `withhold` (the delivery fee a shop keeps on a whole-order return)."""
     with transaction.atomic(), tenant_context(tenant_id) as tid:
         order = locked_order(tid, order_id)
         existing = Refund.objects.filter(tenant_id=tid, idempotency_key=key[:80]).first()
@@ -101,11 +107,11 @@ def request_refund(
             return existing
         payment = paid_payment(order)
         left = paid_amount(order, payment) - refunded(order)
-        wanted = left if amount is None else amount
+        wanted = left - withhold if amount is None else amount
         if paid_amount(order, payment) <= 0:
             raise RefundRefused(f"order {order.reference} was not paid", reason="not_paid")
         if wanted <= 0 or wanted > left:
-            reason_code = "nothing_left" if left <= 0 else "too_much"
+            reason_code = "nothing_left" if left <= 0 or amount is None else "too_much"
             raise RefundRefused(
                 f"order {order.reference}: {wanted} asked, {left} refundable", reason=reason_code
             )
@@ -115,7 +121,7 @@ def request_refund(
         refund.status, refund.result_note = RefundStatus.REQUESTED, ""
         refund.save()
         if refund.method == RefundMethod.MANUAL:
-            _finish(refund, RefundStatus.SUCCEEDED, f"recorded by {actor}"[:255])
+            finish_refund(refund, RefundStatus.SUCCEEDED, f"recorded by {actor}"[:255])
         else:
             from payments import tasks
 
@@ -162,7 +168,7 @@ def submit_refund(tenant_id: UUID | str, refund_id: int) -> str | None:
                 return _pesapal(refund, refund.payment)
             return _daraja(refund, refund.payment)
         except (ProviderError, NotConfigured) as exc:
-            return _finish(refund, RefundStatus.FAILED, f"provider refused: {exc}"[:255])
+            return finish_refund(refund, RefundStatus.FAILED, f"provider refused: {exc}"[:255])
 
 
 def _pesapal(refund: Refund, payment: PaymentRequest) -> str:
@@ -172,8 +178,12 @@ def _pesapal(refund: Refund, payment: PaymentRequest) -> str:
     answer = PesapalClient(account).refund_request(
         payment.receipt, refund.amount, refund.actor or "tulia", refund.reason
     )
-    note = f"PesaPal: {answer.message or 'refund request accepted'}"
-    return _finish(refund, RefundStatus.SUCCEEDED, note[:255])
+    # Accepted is not refunded: PesaPal may still turn it down. The transaction's
+    # status reads REVERSED once the money went back (payments/refund_checks.py).
+    refund.status, refund.submitted_at = RefundStatus.SUBMITTED, timezone.now()
+    refund.result_note = f"PesaPal: {answer.message or 'refund request accepted'}"[:255]
+    refund.save(update_fields=["status", "submitted_at", "result_note"])
+    return RefundStatus.SUBMITTED
 
 
 def _daraja(refund: Refund, payment: PaymentRequest) -> str:
@@ -194,8 +204,8 @@ def _daraja(refund: Refund, payment: PaymentRequest) -> str:
     else:
         accepted = client.b2c(call, payment.phone_e164)
     refund.conversation_id = accepted.conversation_id[:64]
-    refund.status = RefundStatus.SUBMITTED
-    refund.save(update_fields=["originator_id", "conversation_id", "status"])
+    refund.status, refund.submitted_at = RefundStatus.SUBMITTED, timezone.now()
+    refund.save(update_fields=["originator_id", "conversation_id", "status", "submitted_at"])
     return RefundStatus.SUBMITTED
 
 
@@ -208,8 +218,8 @@ def handle_refund_result(tenant_id: UUID | str, event_id: int) -> str | None:
                 tenant_id=tid,
                 pk=event_id,
                 kind__in=(PaymentEvent.Kind.REFUND_RESULT, PaymentEvent.Kind.REFUND_TIMEOUT),
-                outcome=Result.RECEIVED,
             )
+            .filter(Q(outcome=Result.RECEIVED) | Q(outcome=Result.UNMATCHED, needs_review=False))
             .first()
         )
         if event is None:
@@ -221,24 +231,28 @@ def handle_refund_result(tenant_id: UUID | str, event_id: int) -> str | None:
             .exclude(originator_id="")
             .first()
         )
-        if refund is None or refund.conversation_id != result.conversation_id:
-            return _event_done(event, Result.UNMATCHED, "no refund of ours has these ids", True)
+        if refund is None:  # perhaps the answer to the sweep's Transaction Status call
+            from payments.refund_checks import apply_status_answer
+
+            return apply_status_answer(tid, event, result)
+        if refund.conversation_id != result.conversation_id:
+            return event_done(event, Result.UNMATCHED, "no refund of ours has these ids", True)
         if refund.status != RefundStatus.SUBMITTED:
-            return _event_done(event, Result.DUPLICATE, "refund already settled", False)
-        _event_done(event, Result.APPLIED, f"refund {refund.pk}", False)
+            return event_done(event, Result.DUPLICATE, "refund already settled", False)
+        event_done(event, Result.APPLIED, f"refund {refund.pk}", False)
         return _settle(refund, event.kind, result)
 
 
 def _settle(refund: Refund, kind: str, result: TxnStatusResult) -> str:
     if kind == PaymentEvent.Kind.REFUND_TIMEOUT or result.result_code != "0":
         note = f"Daraja {result.result_code}: {result.result_desc}"[:255]
-        return _finish(refund, RefundStatus.FAILED, note)
+        return finish_refund(refund, RefundStatus.FAILED, note)
     refund.provider_reference = result.transaction_id[:64]
     refund.save(update_fields=["provider_reference"])
-    return _finish(refund, RefundStatus.SUCCEEDED, f"Daraja: {result.result_desc}"[:255])
+    return finish_refund(refund, RefundStatus.SUCCEEDED, f"Daraja: {result.result_desc}"[:255])
 
 
-def _event_done(event: PaymentEvent, outcome: str, note: str, review: bool) -> str:
+def event_done(event: PaymentEvent, outcome: str, note: str, review: bool) -> str:
     event.outcome, event.note, event.needs_review = outcome, note[:255], review
     event.processed_at = timezone.now()
     event.save(update_fields=["outcome", "note", "needs_review", "processed_at"])
@@ -247,7 +261,7 @@ def _event_done(event: PaymentEvent, outcome: str, note: str, review: bool) -> s
     return outcome
 
 
-def _finish(refund: Refund, status: str, note: str) -> str:
+def finish_refund(refund: Refund, status: str, note: str) -> str:
     """Record the outcome, settle the order's refund_due, and tell the customer."""
     refund.status, refund.result_note = status, note
     refund.completed_at = timezone.now()

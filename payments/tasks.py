@@ -250,11 +250,33 @@ def sweep_pending_pesapal() -> int:
     return len(due)
 
 
+@shared_task(name="payments.check_refund")
+def check_refund(tenant_id: str, refund_id: int) -> str:
+    from payments.refund_checks import check_refund as check
+
+    return check(tenant_id, refund_id)
+
+
+@shared_task(name="payments.sweep_submitted_refunds")
+def sweep_submitted_refunds() -> int:
+    """Periodic: a refund the provider accepted must not stay "submitted" forever."""
+    from payments.refund_checks import due_for_check
+
+    due = due_for_check()
+    for tenant_id, refund_id in due:
+        check_refund.delay(tenant_id, refund_id)
+    return len(due)
+
+
 app.conf.beat_schedule = {
     **(app.conf.beat_schedule or {}),
     "payments-sweep-stk": {"task": "payments.sweep_pending_stk", "schedule": SWEEP_EVERY_SECONDS},
     "payments-sweep-pesapal": {
         "task": "payments.sweep_pending_pesapal",
+        "schedule": SWEEP_EVERY_SECONDS * 10,
+    },
+    "payments-sweep-refunds": {
+        "task": "payments.sweep_submitted_refunds",
         "schedule": SWEEP_EVERY_SECONDS * 10,
     },
 }

@@ -381,9 +381,7 @@ def _started(turn: FlowTurn, method: str, out: dict[str, Any]) -> FlowState:
         return turn.reply(turn.say(scenario, amount=amount, number=number, account=account))
     if method == "pesapal_card":
         return turn.reply(turn.say("card_link", amount=amount, url=out["checkout_url"]))
-    return turn.reply(
-        turn.say("stk_sent", amount=amount, phone=local_phone(_paying_phone(turn)))
-    )
+    return turn.reply(turn.say("stk_sent", amount=amount, phone=local_phone(_paying_phone(turn))))
 
 
 def _declined(turn: FlowTurn) -> FlowState:

@@ -13,6 +13,7 @@ another journey answering a turn changes the step, and with it the pending quest
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -22,6 +23,7 @@ from journeys.flows.common import FlowTurn
 from journeys.flows.state import FlowState
 from journeys.nodes.deps import EngineDeps
 from journeys.nodes.routing import INTENT_ROUTE_THRESHOLD
+from tulia.returns.decisions import wanted_size
 from tulia.returns.eligibility import DEFAULT_DAMAGE_WORDS
 from tulia.text import format_money
 from tulia.text import label as text_label
@@ -34,10 +36,14 @@ REASON_WORDS = 4
 POLICY_WORDS = ("policy", "policies", "sera", "sheria", "terms", "how do returns work",
                 "how do refunds work")  # fmt: skip
 BECAUSE = ("because", "since", "coz", "cause", "kwa sababu", "sababu", "juu", "maana")
+# Another size or colour of what was delivered (the Kicks document's "size exchange").
+EXCHANGE = ("exchange", "badilisha", "kubadilisha", "nibadilishe", "nibadilishie",
+            "change size", "change the size", "another size", "different size",
+            "size nyingine", "saizi nyingine", "swap", "kuchange", "nichangie")  # fmt: skip
 
 
 def wanted_action(state: FlowState) -> str | None:
-    """ "return", "refund" or "cancel" asked for in this message, else None.
+    """ "return", "exchange", "refund" or "cancel" asked for in this message, else None.
 
     "What is your return policy?" is a question for support, not a request."""
     text = state.get("inbound_text", "")
@@ -47,6 +53,8 @@ def wanted_action(state: FlowState) -> str | None:
         return "cancel"
     if parse.has(text, lexicon.REFUND):
         return "refund"
+    if parse.has(text, EXCHANGE):
+        return "exchange"
     if parse.has(text, lexicon.RETURN):
         return "return"
     return None
@@ -142,11 +150,32 @@ def _order_named(
     action = {**action, "reference": order["reference"], "lines": lines}
     if action["kind"] == "cancel":
         return _ask_cancel(turn, action, order)
+    if action["kind"] == "exchange":
+        return _ask_size(turn, action, order, first_message=first_message)
     if first_message and _says_why(turn.text):
         return _file_return(turn, action, turn.text)
     turn.set(order_action=action, journey_step=f"orders.{STEP_REASON}")
     items = ", ".join(line["name"] for line in order["lines"])
     return turn.reply(turn.say("return_ask_reason", reference=order["reference"], items=items))
+
+
+def _ask_size(
+    turn: FlowTurn, action: dict[str, Any], order: dict[str, Any], *, first_message: bool
+) -> FlowState:
+    """An exchange needs what the customer wants instead; the message may say it."""
+    if first_message and _wanted(turn.text, order["reference"]):
+        return _file_return(turn, action, turn.text)
+    turn.set(order_action=action, journey_step=f"orders.{STEP_REASON}")
+    items = ", ".join(line["name"] for line in order["lines"])
+    return turn.reply(turn.say("exchange_ask_size", reference=order["reference"], items=items))
+
+
+def _wanted(text: str, reference: str = "") -> str:
+    """ "exchange for size 43", "nataka 42": what the customer wants, as "size N"."""
+    if reference:
+        text = re.sub(re.escape(reference), " ", text, flags=re.IGNORECASE)
+    size = wanted_size(text)
+    return f"size {size}" if size else ""
 
 
 def _says_why(text: str) -> bool:
@@ -161,13 +190,15 @@ def _says_why(text: str) -> bool:
 
 
 def _file_return(turn: FlowTurn, action: dict[str, Any], reason: str) -> FlowState:
+    kind = action["kind"] if action["kind"] in ("refund", "exchange") else "return"
     called = turn.tool(
         "return_request_create",
         reference=action["reference"],
-        action="refund" if action["kind"] == "refund" else "return",
+        action=kind,
         reason_text=reason[:1000],
         skus=_named_skus(action.get("lines", []), reason),
         language=turn.language if turn.language in ("en", "sw", "sheng") else None,
+        wanted=_wanted(reason, str(action["reference"])) if kind == "exchange" else "",
     )
     if not called.ok:
         return _done(turn, turn.say("tool_failed"))

@@ -116,6 +116,9 @@ class DarajaEmulator(RefundApis, EmulatorServer):
         self.refund_scripts: list[RefundScript] = []
         self.refund_calls: list[dict[str, Any]] = []
         self.refund_results: list[tuple[str, dict[str, Any]]] = []
+        # What M-Pesa did for each refund call (by its OriginatorConversationID), kept
+        # whether or not the result reached the caller.
+        self.refund_outcomes: dict[str, dict[str, Any]] = {}
         self.reversed_amounts: dict[str, Decimal] = {}
         self.route("POST", "/mpesa/reversal/v1/request", self._reversal)
         self.route("POST", "/mpesa/b2c/v3/paymentrequest", self._b2c)
@@ -354,13 +357,16 @@ class DarajaEmulator(RefundApis, EmulatorServer):
             for k in (
                 "Initiator",
                 "SecurityCredential",
-                "TransactionID",
                 "ResultURL",
                 "QueueTimeOutURL",
                 "PartyA",
             )
             if not body.get(k)
         ]
+        # Daraja finds a transaction by its receipt or by the OriginatorConversationID
+        # of the call that made it (a refund whose result never reached us).
+        if not body.get("TransactionID") and not body.get("OriginalConversationID"):
+            missing.append("TransactionID")
         if missing or body.get("CommandID") != "TransactionStatusQuery":
             return _error(
                 400, "400.002.02", f"Bad Request - Invalid {(missing or ['CommandID'])[0]}"
@@ -406,6 +412,9 @@ class DarajaEmulator(RefundApis, EmulatorServer):
         self, body: dict[str, Any], conversation_id: str, originator: str
     ) -> dict[str, Any]:
         """What M-Pesa knows about the TransactionID, shaped as the Result callback."""
+        if not body.get("TransactionID"):
+            return self.refund_status(str(body["OriginalConversationID"]), conversation_id,
+                                      originator)  # fmt: skip
         trans_id = str(body["TransactionID"])
         payment = self.c2b_payments.get(trans_id)
         result: dict[str, Any] = {

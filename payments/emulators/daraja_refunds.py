@@ -38,6 +38,7 @@ class _Emulator(Protocol):
     refund_scripts: list[RefundScript]
     refund_calls: list[dict[str, Any]]
     refund_results: list[tuple[str, dict[str, Any]]]
+    refund_outcomes: dict[str, dict[str, Any]]
     reversed_amounts: dict[str, Decimal]
     callback_threads: list[threading.Thread]
 
@@ -83,6 +84,7 @@ class RefundApis:
         result = RefundApis.result(emulator, body, script, conversation_id, originator)
         url = body["QueueTimeOutURL"] if script.timeout else body["ResultURL"]
         emulator.refund_results.append((url, result))
+        emulator.refund_outcomes[originator] = result["Result"]
         if script.deliver:
             thread = threading.Thread(
                 target=lambda: httpx.post(url, json=result, timeout=30), daemon=True
@@ -119,6 +121,36 @@ class RefundApis:
         elif code != 0:
             desc = "The transaction could not be completed."
         result.update(ResultCode=code, ResultDesc=desc)
+        return {"Result": result}
+
+    def refund_status(
+        self: _Emulator, original_id: str, conversation_id: str, originator: str
+    ) -> dict[str, Any]:
+        """Transaction Status of a Reversal/B2C by the OriginatorConversationID of its call.
+
+        Found and paid: Completed with its receipt; found and refused: the same shape
+        with TransactionStatus "Failed" (an assumption: Daraja documents no sample for
+        it); never asked: "could not be found"."""
+        result: dict[str, Any] = {
+            "ResultType": 0,
+            "OriginatorConversationID": originator,
+            "ConversationID": conversation_id,
+            "TransactionID": _code(10),
+        }
+        done = self.refund_outcomes.get(original_id)
+        if done is None:
+            result.update(ResultCode="R000001", ResultDesc="The transaction could not be found.")
+            return {"Result": result}
+        paid = str(done["ResultCode"]) == "0"
+        pairs = [
+            ("ReceiptNo", done["TransactionID"]),
+            ("TransactionStatus", "Completed" if paid else "Failed"),
+        ]
+        result.update(
+            ResultCode=0,
+            ResultDesc="The service request is processed successfully.",
+            ResultParameters={"ResultParameter": [{"Key": k, "Value": v} for k, v in pairs]},
+        )
         return {"Result": result}
 
     @staticmethod

@@ -3,11 +3,19 @@
 Responses follow the recorded sandbox shapes of protocols.md §3, including errors as
 HTTP 200 bodies with `"status": "500"` and the pending order that reports INVALID
 with `payment_details_not_found`.
+
+RefundRequest only accepts a refund; PesaPal decides it later. A completed refund
+turns the transaction's GetTransactionStatus into 3 (REVERSED) and PesaPal sends an
+IPN; a refund PesaPal turns down leaves the transaction COMPLETED (1) and sends
+nothing (our assumption: nothing is documented about refunds in the status answer).
+`refund_default` (or `refund_plan`, next refund first) says which happens: "hold"
+(a test calls `complete_refund`/`fail_refund`), "complete" or "fail" at once.
 """
 
 from __future__ import annotations
 
 import secrets
+import threading
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -53,6 +61,8 @@ class PesapalEmulator(EmulatorServer):
         self.route("GET", "/api/Transactions/GetTransactionStatus", self._status)
         self.route("POST", "/api/Transactions/RefundRequest", self._refund)
         self.refunds: list[dict[str, Any]] = []
+        self.refund_plan: list[str] = []
+        self.refund_default = "hold"
         self.route("GET", "/iframe/PesapalIframe3/Index", self._page)
         self.route("POST", "/iframe/PesapalIframe3/Pay", self._pay_form)
 
@@ -201,11 +211,34 @@ class PesapalEmulator(EmulatorServer):
             return Reply(200, {"status": "500", "message": "Refund request failed"})
         checkout = paid[0]
         total = checkout.paid_amount or float(checkout.body["amount"])
-        done = sum(r["amount"] for r in self.refunds if r["confirmation_code"] == code)
+        done = sum(
+            r["amount"]
+            for r in self.refunds
+            if r["confirmation_code"] == code and r["state"] != "failed"
+        )
         if amount <= 0 or done + amount > total:
             return Reply(200, {"status": "500", "message": "Amount exceeds the paid amount"})
-        self.refunds.append({"confirmation_code": code, "amount": amount})
+        self.refunds.append({"confirmation_code": code, "amount": amount, "state": "pending"})
+        plan = self.refund_plan.pop(0) if self.refund_plan else self.refund_default
+        if plan != "hold":
+            index = len(self.refunds) - 1
+            decide = self.complete_refund if plan == "complete" else self.fail_refund
+            threading.Thread(target=decide, args=(index,), daemon=True).start()
         return Reply(200, {"status": "200", "message": "Refund request successfully"})
+
+    def complete_refund(self, index: int = -1, *, notify: bool = True) -> None:
+        """PesaPal pays the refund: the transaction reads REVERSED and the IPN goes out."""
+        refund = self.refunds[index]
+        refund["state"] = "completed"
+        for checkout in self.checkouts.values():
+            if checkout.confirmation_code == refund["confirmation_code"]:
+                checkout.status_code = 3
+                if notify:
+                    self.notify(checkout.tracking_id)
+
+    def fail_refund(self, index: int = -1) -> None:
+        """PesaPal turns the refund down after accepting it: nothing changes, no IPN."""
+        self.refunds[index]["state"] = "failed"
 
     # --- the hosted page a customer opens --------------------------------------------
     def _page(self, request: Request) -> Reply:

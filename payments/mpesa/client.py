@@ -144,15 +144,23 @@ class DarajaClient:
         return self._post("/mpesa/c2b/v2/registerurl", body, schemas.C2BRegisterResponse)
 
     def transaction_status(
-        self, trans_id: str, originator_id: str, result_url: str, timeout_url: str
+        self,
+        trans_id: str,
+        originator_id: str,
+        result_url: str,
+        timeout_url: str,
+        *,
+        original_id: str = "",
     ) -> schemas.TxnStatusAccepted:
-        """Ask M-Pesa about a C2B receipt; the verdict is posted to `result_url` later."""
+        """Ask M-Pesa about a receipt, or (no receipt) about the transaction our call
+        `original_id` started; the verdict is posted to `result_url` later."""
         credential = self.account.security_credential
         body = {
             "Initiator": self.account.initiator_name,
             "SecurityCredential": credential.reveal() if credential else "",
             "CommandID": "TransactionStatusQuery",
             "TransactionID": trans_id,
+            **({"OriginalConversationID": original_id} if original_id else {}),
             "OriginatorConversationID": originator_id,
             "PartyA": self.account.shortcode,
             "IdentifierType": "4",

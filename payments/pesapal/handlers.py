@@ -16,6 +16,7 @@ from payments.models import PaymentEvent, PaymentMethod, PaymentRequest, Payment
 from payments.outcomes import Outcome, pesapal_outcome
 from payments.pesapal.client import PesapalClient
 from payments.pesapal.schemas import IpnNotification, TransactionStatus
+from payments.refund_checks import card_refund_news, has_card_refund
 from tenants.context import tenant_context
 
 Result = PaymentEvent.Outcome
@@ -53,6 +54,9 @@ def handle_ipn(
         )
         if payment is None:
             return _finish(event, Result.UNMATCHED, "no checkout with this OrderTrackingId")
+        if has_card_refund(payment):  # after a refund, the news is about the refund
+            event.payment = payment
+            return _finish(event, card_refund_news(payment, http=http), "refund re-queried")
         result = check_status(payment, http=http)
         event.payment = payment
         return _finish(event, result, "status re-queried", review=False)

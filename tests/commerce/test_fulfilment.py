@@ -21,6 +21,7 @@ from tulia.commerce.demo_fulfilment import seed_fulfilment
 from tulia.commerce.errors import OrderStateError, UnknownDeliveryArea
 from tulia.commerce.fulfilment import options_for, set_fulfilment, zone_for
 from tulia.commerce.models import FulfilmentSettings, Order
+from tulia.commerce.offers import apply_coupon
 from tulia.commerce.orders import mark_order_paid
 from tulia.returns.demo import seed_return_policies
 from tulia.returns.models import ReturnPolicy
@@ -73,6 +74,35 @@ def test_free_from_the_threshold_but_never_for_a_courier(tenant) -> None:
         Decimal(0),
         Decimal(6000),
     )
+
+
+def test_a_coupon_after_the_area_judges_free_delivery_on_the_discounted_subtotal(
+    tenant,
+) -> None:
+    _settings(tenant)
+    f.offer(tenant, "TENOFF", value="10")
+    order = _order(tenant, 5200)
+    free = set_fulfilment(tenant.id, order.pk, order.customer_id, "delivery", "kilimani")
+    assert (free.delivery_fee, free.total) == (Decimal(0), Decimal(5200))
+    # 10% off leaves 4,680: under the 5,000 threshold, so the zone's fee comes back.
+    coupon = apply_coupon(tenant.id, order.pk, "TENOFF", order.customer_id)
+    assert (coupon.discount_total, coupon.delivery_fee, coupon.total) == (
+        Decimal(520),
+        Decimal(250),
+        Decimal(4930),
+    )
+    with tenant_context(tenant.id):
+        stored = Order.objects.get(pk=order.pk)
+    assert (stored.delivery_fee, stored.total) == (Decimal(250), Decimal(4930))
+
+
+def test_a_coupon_that_keeps_the_order_over_the_threshold_keeps_it_free(tenant) -> None:
+    _settings(tenant)
+    f.offer(tenant, "TENOFF", value="10")
+    order = _order(tenant, 8000)
+    set_fulfilment(tenant.id, order.pk, order.customer_id, "delivery", "kilimani")
+    done = apply_coupon(tenant.id, order.pk, "TENOFF", order.customer_id)
+    assert (done.delivery_fee, done.total) == (Decimal(0), Decimal(7200))
 
 
 def test_unknown_area_paid_order_and_another_customer_are_refused(tenant) -> None:

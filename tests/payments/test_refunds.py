@@ -170,9 +170,11 @@ def test_card_refund_goes_through_pesapal_refund_request(
     )
     order = _paid(shop, make_order, PaymentMethod.PESAPAL_CARD, receipt="PPCONF1")
     refund = _refund(shop, order, django_capture_on_commit_callbacks)
-    assert (refund.method, refund.status) == (RefundMethod.PESAPAL, RefundStatus.SUCCEEDED)
-    assert pesapal.refunds == [{"confirmation_code": "PPCONF1", "amount": 1500.0}]
-    assert any("to your card" in text for text in outbound_bodies(shop))
+    # Accepted, not yet done: GetTransactionStatus decides (test_refund_outcomes.py).
+    assert (refund.method, refund.status) == (RefundMethod.PESAPAL, RefundStatus.SUBMITTED)
+    assert pesapal.refunds == [
+        {"confirmation_code": "PPCONF1", "amount": 1500.0, "state": "pending"}
+    ]
 
 
 def test_without_an_mpesa_refund_api_the_refund_is_recorded_as_manual(

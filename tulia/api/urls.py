@@ -8,6 +8,7 @@ from kb.api import DocumentViewSet
 from tulia.api import views
 from tulia.api.conversations import ConversationViewSet
 from tulia.campaigns.api import CampaignViewSet, MessagingSettingsView
+from tulia.returns.api import ReturnRequestViewSet
 
 router = SimpleRouter()
 router.register("catalog/items", views.CatalogItemViewSet, basename="catalog-item")
@@ -16,6 +17,7 @@ router.register("offers", views.OfferViewSet, basename="offer")
 router.register("kb/documents", DocumentViewSet, basename="kb-document")
 router.register("campaigns", CampaignViewSet, basename="campaign")
 router.register("conversations", ConversationViewSet, basename="conversation")
+router.register("returns", ReturnRequestViewSet, basename="return-request")
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),

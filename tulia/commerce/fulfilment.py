@@ -4,6 +4,9 @@ The fee comes from the shop's zones (FulfilmentSettings), matched on the area th
 customer names; orders at or above `free_delivery_from` (after offers) ship free.
 Only an order not yet paid can change how it is handed over, and the total always
 stays subtotal - discount + delivery fee (a database constraint holds it).
+`retotal` is the one place that sum is made: choosing the area and applying a coupon
+afterwards both go through it, so the free-delivery threshold is always judged on
+the subtotal after the discount the order has now.
 """
 
 from __future__ import annotations
@@ -89,13 +92,30 @@ def set_fulfilment(
         if method == Fulfilment.PICKUP:
             if not options.pickup_location:
                 raise UnknownDeliveryArea("this shop has no pickup")
-            _apply(order, Fulfilment.PICKUP, "", "", ZERO)
+            _apply(order, options, Fulfilment.PICKUP, "", "")
         else:
             zone = zone_for(options, area)
             if zone is None:
                 raise UnknownDeliveryArea(f"no delivery zone matches {area!r}")
-            _apply(order, Fulfilment.DELIVERY, zone.name, area, _fee(options, order, zone))
+            _apply(order, options, Fulfilment.DELIVERY, zone.name, area)
         return order
+
+
+def retotal(order: Order, options: Options | None = None) -> Order:
+    """Set the order's delivery fee and total from what it holds now (not saved).
+
+    The fee is the chosen zone's, free when the subtotal after the discount reaches
+    the shop's threshold (never for a courier zone). A zone the shop has since
+    removed keeps the fee quoted when it was chosen."""
+    if order.fulfilment == Fulfilment.DELIVERY:
+        options = options if options is not None else options_for(order.tenant_id)
+        zone = next((z for z in options.zones if z.name == order.delivery_area), None)
+        if zone is not None:
+            order.delivery_fee = _fee(options, order, zone)
+    else:
+        order.delivery_fee = ZERO
+    order.total = order.subtotal - order.discount_total + order.delivery_fee
+    return order
 
 
 def _fee(options: Options, order: Order, zone: Zone) -> Decimal:
@@ -107,12 +127,11 @@ def _fee(options: Options, order: Order, zone: Zone) -> Decimal:
     return zone.fee
 
 
-def _apply(order: Order, method: str, zone: str, address: str, fee: Decimal) -> None:
+def _apply(order: Order, options: Options, method: str, zone: str, address: str) -> None:
     order.fulfilment = method
     order.delivery_area = zone[:120]
     order.delivery_address = address.strip()[:300]
-    order.delivery_fee = fee
-    order.total = order.subtotal - order.discount_total + fee
+    retotal(order, options)
     order.save(
         update_fields=[
             "fulfilment", "delivery_area", "delivery_address", "delivery_fee", "total",

@@ -16,6 +16,7 @@ from tenants.context import tenant_context
 from tenants.errors import NotFound
 from tulia.commerce.checkout import priced_lines
 from tulia.commerce.errors import CouponRejected, OrderStateError
+from tulia.commerce.fulfilment import retotal
 from tulia.commerce.models import Coupon, Offer, OfferRedemption, Order, OrderStatus
 from tulia.commerce.pricing import PricedLine, discount_for, in_window
 
@@ -140,6 +141,6 @@ def _redeem(order: Order, coupon: Coupon, offer: Offer, discount: Decimal) -> Or
     )
     order.coupon = coupon
     order.discount_total = discount
-    order.total = order.subtotal - discount + order.delivery_fee
-    order.save(update_fields=["coupon", "discount_total", "total", "updated_at"])
+    retotal(order)  # the discount may cross the free-delivery threshold
+    order.save(update_fields=["coupon", "discount_total", "delivery_fee", "total", "updated_at"])
     return order

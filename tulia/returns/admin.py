@@ -19,7 +19,10 @@ from tulia.returns.models import ReturnPolicy, ReturnRequest
 
 @admin.register(ReturnPolicy)
 class ReturnPolicyAdmin(TenantScopedAdmin):
-    list_display = ("__str__", "return_days", "refund_days", "max_returns_30d", "updated_at")
+    list_display = (
+        "__str__", "return_days", "refund_days", "refund_delivery_fee", "max_returns_30d",
+        "updated_at",
+    )  # fmt: skip
     readonly_fields = ("version",)
 
 

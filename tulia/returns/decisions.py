@@ -5,23 +5,27 @@ their language through the outbound gate; a step already taken is not taken twic
 from __future__ import annotations
 
 import logging
+import re
 from decimal import Decimal
 from uuid import UUID
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from payments.models import Refund
 from payments.refunds import request_refund
 from tenants.context import tenant_context
 from tenants.errors import NotFound
-from tulia.commerce.errors import OrderStateError
-from tulia.commerce.models import Order
-from tulia.returns.models import ReturnRequest
+from tulia.commerce.errors import OrderStateError, OutOfStock
+from tulia.commerce.models import Order, Variant
+from tulia.returns.models import ReturnPolicy, ReturnRequest
 from tulia.text import say
 from tulia.whatsapp import purposes
 
 logger = logging.getLogger("tulia.returns")
+# A size number, after "size"/"saizi" or alone (two digits, half sizes allowed).
+SIZE = re.compile(r"(?:\b(?:size|saizi|sz)\s*)?\b(\d{1,2}(?:\.5)?)\b", re.IGNORECASE)
 
 
 def _locked(tenant_id: UUID, request_id: int) -> ReturnRequest:
@@ -37,16 +41,52 @@ def _locked(tenant_id: UUID, request_id: int) -> ReturnRequest:
 
 
 def decide(tenant_id: UUID | str, request_id: int, *, approve: bool, actor: str) -> bool:
-    """Approve or reject; False when it was already decided (nothing changes)."""
+    """Approve or reject; False when it was already decided (nothing changes).
+
+    Approving an exchange sets the wanted variant aside (its stock taken now); when
+    it is not in stock the request stays undecided, the customer is told, and
+    OutOfStock says so to the person deciding."""
     with transaction.atomic(), tenant_context(tenant_id) as tid:
         request = _locked(tid, request_id)
         if request.decision:
             return False
-        request.decision = "approved" if approve else "rejected"
-        request.decided_by, request.decided_at = actor[:80], timezone.now()
-        request.save(update_fields=["decision", "decided_by", "decided_at"])
-        _tell(request, "staff_approved" if approve else "staff_rejected")
-        return True
+        exchange = request.action == ReturnRequest.Action.EXCHANGE
+        if approve and exchange and not _set_aside(tid, request):
+            _tell(request, "exchange_no_stock")
+            short = True
+        else:
+            short = False
+            request.decision = "approved" if approve else "rejected"
+            request.decided_by, request.decided_at = actor[:80], timezone.now()
+            request.save(update_fields=["decision", "decided_by", "decided_at", "replacement_sku"])
+            approved = "exchange_approved" if exchange else "staff_approved"
+            _tell(request, approved if approve else "staff_rejected")
+    if short:  # after the notice committed
+        raise OutOfStock(f"{request.wanted or 'the wanted size'} is not in stock", available=0)
+    return True
+
+
+def _set_aside(tid: UUID, request: ReturnRequest) -> bool:
+    """Take one of the wanted size of the exchanged item out of stock, if there is one."""
+    size = wanted_size(request.wanted)
+    lines = [line for line in request.order.lines.all() if line.variant_id is not None]
+    line = next((x for x in lines if x.sku in request.skus), lines[0] if lines else None)
+    if size is None or line is None:
+        return False
+    for variant in Variant.objects.select_for_update().filter(
+        tenant_id=tid, item_id=line.item_id, is_active=True, stock__gte=1
+    ):
+        if str(variant.attributes.get("size", "")).strip() == size:
+            Variant.objects.filter(pk=variant.pk).update(stock=F("stock") - 1)
+            request.replacement_sku = variant.sku
+            return True
+    return False
+
+
+def wanted_size(text: str) -> str | None:
+    """ "size 43", "saizi 43", "43": the size asked for (a shoe or clothing number)."""
+    found = SIZE.search(text or "")
+    return found.group(1) if found else None
 
 
 def mark_received(tenant_id: UUID | str, request_id: int, *, actor: str) -> bool:
@@ -69,6 +109,8 @@ def refund(tenant_id: UUID | str, request_id: int, *, actor: str) -> Refund:
         if request.decision != "approved":
             raise OrderStateError(f"return {request.pk} is not approved")
         amount = _lines_total(request.order, request.skus)
+        policy = ReturnPolicy.objects.filter(tenant_id=tid).first()
+        keeps_fee = policy is None or not policy.refund_delivery_fee
     return request_refund(
         tenant_id,
         request.order_id,
@@ -76,11 +118,13 @@ def refund(tenant_id: UUID | str, request_id: int, *, actor: str) -> Refund:
         key=f"return:{request.pk}",
         actor=actor,
         reason=f"{request.action} {request.order.reference}",
+        withhold=request.order.delivery_fee if keeps_fee else Decimal(0),
     )
 
 
 def _lines_total(order: Order, skus: list[str]) -> Decimal | None:
-    """The named lines' share of what was paid; None (all that is left) for the whole."""
+    """The named lines' share of what was paid; None for the whole order (all that is
+    left, less the delivery fee unless the shop's policy refunds it)."""
     if not skus:
         return None
     lines = [line for line in order.lines.all() if line.sku in skus]
@@ -98,7 +142,8 @@ def _tell(request: ReturnRequest, key: str) -> None:
     from tulia.whatsapp.outbound import send_to_customer  # whatsapp imports commerce
 
     language = request.customer.language_preference or "en"
-    body = say(f"returns.{key}", language, reference=request.order.reference)
+    wanted = request.wanted or "-"
+    body = say(f"returns.{key}", language, reference=request.order.reference, wanted=wanted)
     try:
         send_to_customer(
             request.tenant_id,

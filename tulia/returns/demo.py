@@ -22,12 +22,15 @@ POLICIES: dict[str, dict[str, Any]] = {
         "refund_days": 7,
         "non_returnable_skus": ["KN-AC0", "KN-AC1", "KN-AC2", "KN-AC4"],
         "category_rules": {},
+        "refund_delivery_fee": False,  # "The delivery fee is not refunded"
+        "exchange_days": 14,  # "Size exchanges are free within 14 days of delivery"
     },
     # Packaged goods 3 days; fresh produce, milk, eggs, meat and fish 24 hours.
     "mama-mboga": {
         "return_days": 3,
         "refund_days": 3,
         "non_returnable_skus": [],
+        "refund_delivery_fee": False,  # "refund the price of that item"
         "category_rules": dict.fromkeys(
             ("mboga", "matunda", "maziwa-na-mayai", "nyama-na-samaki"), FRESH
         ),

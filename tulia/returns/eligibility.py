@@ -35,6 +35,7 @@ DEFAULT_DAMAGE_WORDS: tuple[str, ...] = (
 class Action(StrEnum):
     RETURN = "return"
     REFUND = "refund"
+    EXCHANGE = "exchange"  # the same item in another size or colour
 
 
 class ReasonCode(StrEnum):
@@ -69,6 +70,7 @@ class Policy:
     damage_words: tuple[str, ...] = DEFAULT_DAMAGE_WORDS
     max_returns_30d: int = 3
     timezone: str = "Africa/Nairobi"
+    exchange_days: int | None = None  # None: the return window
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,8 @@ def window_for(policy: Policy, action: Action, item: Item) -> int:
     rule = policy.categories.get(item.category, CategoryRule())
     if action is Action.REFUND:
         return policy.refund_days if rule.refund_days is None else rule.refund_days
+    if action is Action.EXCHANGE and policy.exchange_days is not None:
+        return policy.exchange_days
     return policy.return_days if rule.return_days is None else rule.return_days
 
 

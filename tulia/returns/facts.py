@@ -38,6 +38,7 @@ def policy_for(tenant_id: UUID, timezone: str) -> el.Policy:
         damage_words=tuple(stored.damage_words) or el.DEFAULT_DAMAGE_WORDS,
         max_returns_30d=stored.max_returns_30d,
         timezone=timezone,
+        exchange_days=stored.exchange_days,
     )
 
 

@@ -12,7 +12,9 @@ from collections.abc import Mapping
 from tulia.text import say
 
 
-def verdict_message(verdict: Mapping[str, object], *, language: str, ticket_id: int | None) -> str:
+def verdict_message(
+    verdict: Mapping[str, object], *, language: str, ticket_id: int | None, wanted: str = ""
+) -> str:
     head = say(
         f"returns.{verdict.get('reason', 'data_error')}",
         language,
@@ -20,4 +22,5 @@ def verdict_message(verdict: Mapping[str, object], *, language: str, ticket_id: 
         days=verdict.get("days_since_delivery"),
     )
     ticket = say("returns.ticket", language, ticket_id=ticket_id) if ticket_id else ""
-    return head + say("returns.passed_on", language, ticket=ticket)
+    exchange = say("returns.exchange_noted", language, wanted=wanted) if wanted else ""
+    return head + exchange + say("returns.passed_on", language, ticket=ticket)

@@ -29,6 +29,17 @@ class ReturnPolicy(TenantOwnedModel):
     final_sale_skus = ArrayField(models.CharField(max_length=64), default=list, blank=True)
     damage_words = ArrayField(models.CharField(max_length=60), default=list, blank=True)
     max_returns_30d = models.PositiveSmallIntegerField(default=3)
+    exchange_days = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        validators=[MaxValueValidator(365)],
+        help_text="Days from delivery to ask for another size or colour; blank: as returns.",
+    )
+    # Most shops keep the delivery fee when goods come back (the rider was paid).
+    refund_delivery_fee = models.BooleanField(
+        default=False,
+        help_text="Refund the delivery fee too when a whole order is returned.",
+    )
     # Bumped on every save so each verdict names the policy it was decided under.
     version = models.PositiveIntegerField(default=1, editable=False)
     updated_at = models.DateTimeField(auto_now=True)
@@ -77,12 +88,17 @@ class ReturnRequest(TenantOwnedModel):
     class Action(models.TextChoices):
         RETURN = "return"
         REFUND = "refund"
+        EXCHANGE = "exchange"
 
     order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="+")
     customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="+")
     action = models.CharField(max_length=8, choices=Action.choices)
     skus = ArrayField(models.CharField(max_length=64), default=list)
     reason_text = models.CharField(max_length=1000, blank=True)
+    # An exchange: what the customer wants instead ("size 43"), and the variant set
+    # aside for it when staff approved (stock taken then, so it cannot be sold twice).
+    wanted = models.CharField(max_length=120, blank=True)
+    replacement_sku = models.CharField(max_length=64, blank=True)
     verdict = models.JSONField(default=dict)
     ticket = models.ForeignKey(
         HandoffTicket, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -35,6 +35,7 @@ class ReturnAsk:
     skus: tuple[str, ...] = ()
     request_id: str = ""
     language: str | None = None  # of the message asking; the shop's default without it
+    wanted: str = ""  # an exchange: what the customer wants instead ("size 43")
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,7 @@ def _record(
                 action=ask.action,
                 skus=list(verdict.skus),
                 reason_text=printable(ask.reason_text)[:1000],
+                wanted=printable(ask.wanted)[:120],
                 verdict=verdict.as_dict(),
                 request_id=ask.request_id[:64],
             )
@@ -132,6 +134,8 @@ def _open_ticket(
     moment: datetime,
 ) -> int | None:
     case = {"order": order.reference, "action": ask.action.value, "verdict": verdict.as_dict()}
+    if ask.wanted:
+        case["wanted"] = ask.wanted
     result = escalate(
         tenant_id,
         conversation.pk,
@@ -163,5 +167,7 @@ def _outcome(record: ReturnRequest, *, created: bool, language: str) -> ReturnOu
         created=created,
         verdict=record.verdict,
         ticket_id=record.ticket_id,
-        message=verdict_message(record.verdict, language=language, ticket_id=record.ticket_id),
+        message=verdict_message(
+            record.verdict, language=language, ticket_id=record.ticket_id, wanted=record.wanted
+        ),
     )

@@ -34,6 +34,7 @@ class Command(BaseCommand):
         )
         daraja.query_lag = options["stk_query_lag"]
         pesapal = PesapalEmulator("demo", "demo", port=_port(PESAPAL_URL))
+        pesapal.refund_default = "complete"  # a card refund goes through a moment later
         for slug in Tenant.objects.values_list("slug", flat=True):
             daraja.add_app(*demo_credentials(slug))
             pesapal.add_app(*demo_credentials(slug))

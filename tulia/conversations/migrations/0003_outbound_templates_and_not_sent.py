@@ -4,35 +4,49 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('conversations', '0002_alter_inboundmessage_status'),
+        ("conversations", "0002_alter_inboundmessage_status"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='outboundmessage',
-            name='category',
+            model_name="outboundmessage",
+            name="category",
             field=models.CharField(blank=True, max_length=16),
         ),
         migrations.AddField(
-            model_name='outboundmessage',
-            name='content_sid',
+            model_name="outboundmessage",
+            name="content_sid",
             field=models.CharField(blank=True, max_length=34),
         ),
         migrations.AddField(
-            model_name='outboundmessage',
-            name='content_variables',
+            model_name="outboundmessage",
+            name="content_variables",
             field=models.JSONField(blank=True, default=dict),
         ),
         migrations.AddField(
-            model_name='outboundmessage',
-            name='purpose',
+            model_name="outboundmessage",
+            name="purpose",
             field=models.CharField(blank=True, max_length=40),
         ),
         migrations.AlterField(
-            model_name='outboundmessage',
-            name='status',
-            field=models.CharField(choices=[('pending', 'Pending'), ('sending', 'Sending'), ('queued', 'Queued'), ('accepted', 'Accepted'), ('sent', 'Sent'), ('delivered', 'Delivered'), ('read', 'Read'), ('undelivered', 'Undelivered'), ('failed', 'Failed'), ('not_sent', 'Not Sent')], default='pending', max_length=16),
+            model_name="outboundmessage",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("pending", "Pending"),
+                    ("sending", "Sending"),
+                    ("queued", "Queued"),
+                    ("accepted", "Accepted"),
+                    ("sent", "Sent"),
+                    ("delivered", "Delivered"),
+                    ("read", "Read"),
+                    ("undelivered", "Undelivered"),
+                    ("failed", "Failed"),
+                    ("not_sent", "Not Sent"),
+                ],
+                default="pending",
+                max_length=16,
+            ),
         ),
     ]

@@ -21,10 +21,11 @@ from tulia.returns.service import ReturnAsk, request_return
 
 class ReturnRequestCreateInput(CustomerToolInput):
     reference: str = Field(min_length=4, max_length=12)
-    action: Literal["return", "refund"] = "return"
+    action: Literal["return", "refund", "exchange"] = "return"
     reason_text: str = Field(default="", max_length=1000)
     skus: list[str] = Field(default_factory=list, max_length=20)
     language: Literal["en", "sw", "sheng"] | None = None
+    wanted: str = Field(default="", max_length=120, description="An exchange: e.g. size 43")
 
 
 class VerdictOut(ToolOutput):
@@ -62,6 +63,7 @@ def run(data: ReturnRequestCreateInput) -> ReturnRequestCreateOutput:
             skus=tuple(data.skus),
             request_id=data.request_id,
             language=data.language,
+            wanted=data.wanted,
         ),
     )
     return ReturnRequestCreateOutput(
