@@ -596,3 +596,6 @@ sweep_submitted_refunds  # the beat's payments.sweep_submitted_refunds (payments
 _.get_refunds  # serializer method field (tulia/returns/api.py)
 replacement_sku  # the variant set aside for an exchange, saved with update_fields (tulia/returns/decisions.py)
 RefundAdmin  # registered with admin (payments/admin_refunds.py)
+QuickReconnectConsumer  # named by CELERY_WORKER_CONSUMER (tulia/settings.py)
+CELERY_WORKER_CONSUMER  # Celery setting read through the CELERY namespace (tulia/celery.py)
+CELERY_BROKER_CONNECTION_MAX_RETRIES  # Celery setting read through the CELERY namespace

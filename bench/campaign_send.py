@@ -200,8 +200,10 @@ def capacity(twilio: TwilioEmulator, shops: int, per_shop: int, workers: int) ->
           f"(load average now {load:.1f})")  # fmt: skip
     worker_ms = 1000 * sum(cpu.values()) / max(sent, 1)
     emulator_ms = 1000 * emulator_cpu / max(sent, 1)
-    print(f"  CPU per send: workers {worker_ms:.2f} ms, emulator and this script "
-          f"{emulator_ms:.2f} ms (the last sample of each worker, so a little under)")
+    print(
+        f"  CPU per send: workers {worker_ms:.2f} ms, emulator and this script "
+        f"{emulator_ms:.2f} ms (the last sample of each worker, so a little under)"
+    )
     queued_to_sent, claim_to_sent = [], []
     for tenant_id, campaign in made:
         with tenant_context(tenant_id):

@@ -30,11 +30,7 @@ _OUTER_SERVERS = frozenset(
 
 
 def _launcher_env(tmp_path: Path) -> dict[str, str]:
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in _OUTER_SERVERS
-    }
+    env = {key: value for key, value in os.environ.items() if key not in _OUTER_SERVERS}
     env.update(TULIA_DATA_DIR=str(tmp_path / "data"), WEB_CONCURRENCY="1", CELERY_CONCURRENCY="1")
     return env
 

@@ -220,7 +220,8 @@ def test_payment_from_another_number_is_paid_but_flagged(shop, pushed, post_call
     assert order_of(shop, pushed.order_id).status == "paid"
     # The callback itself waits in the reconciliation queue with the reason.
     [event] = events_of(shop, kind=PaymentEvent.Kind.STK_CALLBACK)
-    assert event.needs_review and "ending 111" in event.note
+    assert event.needs_review
+    assert "ending 111" in event.note
 
 
 def test_an_order_paid_twice_keeps_the_second_payment_for_a_person(
