@@ -167,14 +167,15 @@ def _section(key: str, title: Any, entries: list[dict[str, Any]]) -> dict[str, A
 
 
 # Pages about the platform's machinery rather than the shop (tool calls, raw provider
-# events and webhook bodies, message records, WhatsApp senders and their limits, model
-# usage): operators only, by menu and by URL. A conversation is not among them: the
-# inbox links to its page ("Whole conversation"). The shop list is guarded apart.
+# events and webhook bodies, message records, the consent ledger's rows): operators only,
+# by menu and by URL. Not among them, because a shop needs them: a conversation (the
+# inbox links to its page), the shop's WhatsApp number and its messaging limit (issue 16
+# shows usage there), messages the gate did not send and why, and the shop's model costs.
+# The shop list is guarded apart.
 DEVELOPER_LABELS = frozenset(
     {
-        "tools.ToolCall", "tenants.WhatsAppSender", "payments.PaymentEvent",
+        "tools.ToolCall", "payments.PaymentEvent",
         "conversations.InboundMessage", "conversations.OutboundMessage",
-        "whatsapp.SenderLimit", "whatsapp.NotSentMessage", "metering.LlmUsage",
         "tenants.ConsentEvent", "catalog_sync.WebhookDelivery",
     }
 )  # fmt: skip
