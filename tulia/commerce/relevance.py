@@ -6,11 +6,12 @@ tells a customer the shop sells what it does not. Each candidate is judged by ho
 found and by two measured scores, never by word lists:
 
 - every query word matched (exact): a match;
-- a typo-tolerant text match (fuzzy) or a vector neighbour only (near): a match when
-  the vectors are similar or every query word is spelt closely in the item ("mkaet" ~
-  "mkate", "nkie" ~ "nike"; not "samba" ~ "samaki");
-- a near neighbour is never a match when some item matched the words themselves
-  ("tomatoes" finds tomatoes; potatoes are at most an alternative);
+- a typo-tolerant text match (fuzzy): a match when the vectors are similar or every
+  query word is spelt closely in the item ("mkaet" ~ "mkate"; not "samba" ~ "samaki");
+- a vector neighbour only (near): a match only when every query word is spelt closely
+  in it ("nkie air mxa"), never for sharing one common word ("sneakers" does not make
+  a Court Classic a "Jordan 1 sneaker"), and never when some item matched the words
+  themselves ("tomatoes" finds tomatoes; potatoes are at most an alternative);
 - anything else still close is an in-stock alternative; the rest is dropped.
 
 The floors come from measuring the demo catalogs (tests/commerce/test_relevance.py
@@ -30,8 +31,8 @@ from itertools import pairwise
 
 from tulia.normalise import words
 
-# Vector similarity (cosine, offline n-gram embeddings) at which a candidate found only
-# by typo-tolerant text or by vector is the thing asked for, and the lower floor for
+# Vector similarity (cosine, offline n-gram embeddings) at which a candidate found by
+# typo-tolerant text is the thing asked for, and the lower floor for
 # offering it as "the closest we have". Measured on the demo catalogs: another shop's
 # product names searched here reach at most 0.26 (most below 0.2).
 MATCH_FLOOR = 0.3
@@ -113,10 +114,9 @@ def judge(candidate: Candidate, query: list[list[str]], *, words_matched: bool) 
         return Verdict.ALTERNATIVE if close or candidate.found is Found.EXACT else Verdict.NOISE
     if candidate.found is Found.EXACT:
         return Verdict.MATCH
-    if candidate.found is Found.NEAR and words_matched:
-        return Verdict.ALTERNATIVE if close else Verdict.NOISE
-    if candidate.similarity >= MATCH_FLOOR:
+    spelt = spelling(query, candidate.text) >= SPELLING_FLOOR
+    if candidate.found is Found.FUZZY and candidate.similarity >= MATCH_FLOOR:
         return Verdict.MATCH
-    if spelling(query, candidate.text) >= SPELLING_FLOOR:
+    if spelt and not (candidate.found is Found.NEAR and words_matched):
         return Verdict.MATCH
     return Verdict.ALTERNATIVE if close else Verdict.NOISE

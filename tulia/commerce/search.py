@@ -310,22 +310,27 @@ def _found(pk: int, found: _Candidates, similarity: dict[int, float]) -> tuple[F
 def _judged(
     groups: list[list[str]], found: _Candidates, ranked: list[int]
 ) -> tuple[list[Hit], list[Hit]]:
-    """The ranked candidates split into matches and in-stock alternatives (relevance.py)."""
+    """The ranked candidates split into matches and in-stock alternatives (relevance.py).
+    Text candidates are judged first: once one matched the words, a vector neighbour is
+    at most an alternative."""
     scores = _fuse(found.text_ids, found.vector_hits)
     similarity = dict(found.vector_hits)
     loaded = _load(ranked)
-    matches: list[Hit] = []
-    alternatives: list[Hit] = []
-    for pk in (pk for pk in ranked if pk in loaded):
+    judged: dict[int, tuple[Hit, Verdict]] = {}
+    text_first = sorted(ranked, key=lambda pk: pk not in found.text_ids)
+    for pk in (pk for pk in text_first if pk in loaded):
         how, sim = _found(pk, found, similarity)
         item = loaded[pk]
-        candidate = Candidate(item.name, item.search_text, how, sim)
-        verdict = judge(candidate, groups, words_matched=bool(found.strict_ids))
-        hit = Hit(item, scores[pk], how is not Found.NEAR, sim)
-        if verdict is Verdict.MATCH:
-            matches.append(hit)
-        elif verdict is Verdict.ALTERNATIVE and item.in_stock:
-            alternatives.append(hit)
+        words_matched = any(v is Verdict.MATCH for _, v in judged.values())
+        verdict = judge(
+            Candidate(item.name, item.search_text, how, sim), groups, words_matched=words_matched
+        )
+        judged[pk] = (Hit(item, scores[pk], how is not Found.NEAR, sim), verdict)
+    in_order = [judged[pk] for pk in ranked if pk in judged]
+    matches = [hit for hit, verdict in in_order if verdict is Verdict.MATCH]
+    alternatives = [
+        hit for hit, verdict in in_order if verdict is Verdict.ALTERNATIVE and hit.item.in_stock
+    ]
     alternatives.sort(key=lambda hit: -hit.similarity)
     return matches, alternatives
 
