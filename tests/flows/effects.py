@@ -14,9 +14,9 @@ from payments.mpesa.handlers import handle_stk_callback
 from payments.refunds import request_refund
 from tenants.context import tenant_context
 from tenants.models import ConsentEvent, Customer
-from tulia.campaigns.models import StockRequest
 from tests.flows.chat import Chat
 from tests.payments.conftest import mpesa_fixture
+from tulia.campaigns.models import StockRequest
 from tulia.commerce.checkout import LineRequest, create_order
 from tulia.commerce.lifecycle import move_order
 from tulia.commerce.models import CatalogItem, Order
