@@ -203,6 +203,17 @@ def kb_docs(tenant: Tenant, settings: Any, tmp_path: Any) -> Tenant:
 
 
 @pytest.fixture
+def size_guide(kb_docs: Tenant) -> Tenant:
+    """Kicks Nairobi's demo size guide too (English and Swahili), beside its policies."""
+    from kb.demo import demo_documents, seed_one
+
+    for doc in demo_documents("kicks-nairobi"):
+        if doc.topic == "sizes":
+            seed_one(kb_docs, doc)
+    return kb_docs
+
+
+@pytest.fixture
 def save10_offer(tenant: Tenant) -> Tenant:
     factories.offer(tenant, "SAVE10", kind="percentage", value="10", name="10% off sneakers")
     return tenant

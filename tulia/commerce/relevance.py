@@ -42,6 +42,9 @@ ALTERNATIVE_FLOOR = 0.25
 # shop's own names score 1.0; another shop's words against this one's at most 0.8
 # ("mkate"/"skate"), prefix look-alikes lower ("samba"/"samaki" 0.73).
 SPELLING_FLOOR = 0.85
+# A query of more words than this is a long message: two product words of it suffice
+# (search.MAX_NEAR_WORDS: the fuzzy search matches any of its words).
+LONG_QUERY_WORDS = 6
 
 
 class Found(StrEnum):
@@ -64,13 +67,22 @@ class Candidate:
     similarity: float
 
 
-def spelling(groups: list[list[str]], text: str) -> float:
-    """How closely the worst-spelt query word (or one of its equivalents) appears among
-    the item's words: 1.0 when every word is there as typed."""
+def spelling(groups: list[list[str]], text: str) -> list[float]:
+    """Per query word, how closely it (or one of its equivalents) appears among the
+    item's words: 1.0 when it is there as typed."""
     said = text.split()
-    if not groups or not said:
-        return 0.0
-    return min(max(_alike(word, other) for word in group for other in said) for group in groups)
+    if not said:
+        return [0.0 for _ in groups]
+    return [max(_alike(word, other) for word in group for other in said) for group in groups]
+
+
+def spelt_enough(groups: list[list[str]], text: str) -> bool:
+    """Enough of the query is spelt closely in the item: both of one or two words, all
+    but one of a few (as the fuzzy search itself), two of a long message's words."""
+    close = sum(score >= SPELLING_FLOOR for score in spelling(groups, text))
+    count = len(groups)
+    needed = count if count <= 2 else count - 1 if count <= LONG_QUERY_WORDS else 2
+    return count > 0 and close >= needed
 
 
 def _alike(typed: str, known: str) -> float:
@@ -114,7 +126,7 @@ def judge(candidate: Candidate, query: list[list[str]], *, words_matched: bool) 
         return Verdict.ALTERNATIVE if close or candidate.found is Found.EXACT else Verdict.NOISE
     if candidate.found is Found.EXACT:
         return Verdict.MATCH
-    spelt = spelling(query, candidate.text) >= SPELLING_FLOOR
+    spelt = spelt_enough(query, candidate.text)
     if candidate.found is Found.FUZZY and candidate.similarity >= MATCH_FLOOR:
         return Verdict.MATCH
     if spelt and not (candidate.found is Found.NEAR and words_matched):
