@@ -126,7 +126,11 @@ class StaffInviteForm(forms.ModelForm):
 
     class Meta:
         model = TenantMembership
-        fields = ("tenant", "role")
+        fields = ("tenant", "role", "display_name")
+        help_texts = {
+            "display_name": "What customers read when this person joins their chat, "
+            "e.g. 'Achieng'. Empty: their first name, else 'someone from our team'."
+        }
 
     def clean_login(self) -> str:
         login = self.cleaned_data["login"].strip()
@@ -169,12 +173,12 @@ class TenantMembershipAdmin(TenantScopedAdmin):
     ) -> Any:
         if obj is None and not request.user.is_superuser:
             kwargs["form"] = StaffInviteForm
-            kwargs["fields"] = ("tenant", "role", "login", "password")
+            kwargs["fields"] = ("tenant", "role", "login", "password", "display_name")
         return super().get_form(request, obj, change, **kwargs)
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None and not request.user.is_superuser:
-            return ("tenant", "login", "password", "role")
+            return ("tenant", "login", "password", "role", "display_name")
         return super().get_fields(request, obj)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:

@@ -9,7 +9,7 @@ from pydantic import Field
 from tenants.accessors import get_tenant
 from tools.contract import Tool, ToolInput, ToolOutput
 from tulia.commerce.models import CatalogItem, Variant
-from tulia.commerce.search import MAX_RESULTS, SearchFilters, search_catalog
+from tulia.commerce.search import MAX_RESULTS, Hit, SearchFilters, search_catalog
 from tulia.storefront.links import catalog_link
 
 
@@ -42,6 +42,11 @@ class CatalogSearchOutput(ToolOutput):
     total_estimate: int
     confidence: float
     catalog_link: str
+    alternatives: list[ItemSummary] = Field(
+        default_factory=list,
+        max_length=MAX_RESULTS,
+        description="In stock, close to the request but not it: offer only as alternatives",
+    )
 
 
 def _summary(item: CatalogItem, variants: list[Variant]) -> ItemSummary:
@@ -75,15 +80,20 @@ def run(data: CatalogSearchInput) -> CatalogSearchOutput:
         attributes=dict(data.attributes),
     )
     found = search_catalog(data.tenant_id, data.query, filters)
-    ids = [hit.item.pk for hit in found.hits]
+    ids = [hit.item.pk for hit in [*found.hits, *found.alternatives]]
     variants: dict[int, list[Variant]] = {}
     for variant in Variant.objects.filter(item_id__in=ids, is_active=True).order_by("id"):
         variants.setdefault(variant.item_id, []).append(variant)
+
+    def summaries(hits: list[Hit]) -> list[ItemSummary]:
+        return [_summary(hit.item, variants.get(hit.item.pk, [])) for hit in hits]
+
     return CatalogSearchOutput(
-        results=[_summary(hit.item, variants.get(hit.item.pk, [])) for hit in found.hits],
+        results=summaries(found.hits),
         total_estimate=found.total_estimate,
         confidence=found.confidence,
         catalog_link=catalog_link(get_tenant(data.tenant_id)),
+        alternatives=summaries(found.alternatives),
     )
 
 
@@ -92,7 +102,9 @@ TOOL = Tool(
     description=(
         "Search the shop's catalog (any language, typos fine) with optional category, price "
         "range, in-stock and attribute filters. Returns at most 6 items, an estimate of all "
-        "matches and a confidence; use the catalog link when confidence is low or many match."
+        "matches and a confidence; use the catalog link when confidence is low or many match. "
+        "No results means the shop does not sell it: say so, and offer the alternatives "
+        "(in stock, close but not the same) when there are any."
     ),
     input_model=CatalogSearchInput,
     output_model=CatalogSearchOutput,

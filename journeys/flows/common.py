@@ -121,10 +121,14 @@ def open_order(state: FlowState) -> bool:
 
 
 def deep_link(base: str | None, query: str, filters: dict[str, Any]) -> str | None:
-    """The tenant's catalog page with the search in the URL (SPEC §5.2)."""
+    """The tenant's catalog page with the search in the URL (SPEC §5.2): the product
+    words the search used, never the customer's message; none, the whole catalog."""
     if not base:
         return None
-    params = {"q": query, **{k: v for k, v in filters.items() if v not in (None, "")}}
+    params = {"q": query, **filters}
+    params = {k: v for k, v in params.items() if v not in (None, "")}
+    if not params:
+        return base
     joiner = "&" if "?" in base else "?"
     return f"{base}{joiner}{urlencode(params)}"
 

@@ -46,7 +46,7 @@ _FILLER_WORDS = (
     "uko unauza mko mnayo nitapata wapi where and or also ama nikupate kuona "
     "under below less than over above chini zaidi ksh kes bob shillings budget max "
     "size saizi kama around about between habari vya cha za wa niaje mambo vipi sasa "
-    "poa hello hujambo salaam nitafute nitafutie tafuta"
+    "poa hello hujambo salaam nitafute nitafutie tafuta tafadhali"
 )
 FILLER = frozenset(_FILLER_WORDS.split())
 DISPUTE = ("charged twice", "double charged", "wrong amount", "chargeback", "dispute",

@@ -164,8 +164,15 @@ def wanted(text: str) -> Wanted:
         filters["min_price"] = _amount(found.group(1), found.group(2))
     size = _SIZE.search(text)
     stripped = _SIZE.sub(" ", _MIN_PRICE.sub(" ", _MAX_PRICE.sub(" ", text)))
-    content = [w for w in words(stripped) if w not in lexicon.FILLER and not w.isdigit()]
+    said = [w for w in words(stripped) if w not in lexicon.FILLER]
+    content = [w for i, w in enumerate(said) if not w.isdigit() or _names_model(said, i)]
     return Wanted(search_words(content), filters, size.group(1) if size else None)
+
+
+def _names_model(said: list[str], i: int) -> bool:
+    """A number right after a product word is its model ("jordan 1", "air max 90"); one
+    before the words, or alone, is a quantity ("2 sukuma", "nipe 3")."""
+    return i > 0 and not said[i - 1].isdigit()
 
 
 MAX_QUERY_CHARS = 120
@@ -176,7 +183,7 @@ def search_words(content: list[str]) -> str:
     """A long message reduced to the words a search can use: each once, joining words
     gone, within MAX_QUERY_CHARS. A 5,000-character story still searches (the catalog
     tool refuses queries over 200 characters, and that refusal is no outage)."""
-    usable = [w for w in dict.fromkeys(content) if w not in STOP_WORDS and len(w) >= MIN_QUERY_WORD]
+    usable = [w for w in dict.fromkeys(content) if w not in STOP_WORDS and _usable(w)]
     if len(" ".join(usable)) <= MAX_QUERY_CHARS:
         return " ".join(usable)
     # Too long: the words the shop lexicon knows as products first, then the rest.
@@ -187,6 +194,11 @@ def search_words(content: list[str]) -> str:
             break
         kept.append(word)
     return " ".join(w for w in usable if w in kept)  # in the customer's order
+
+
+def _usable(word: str) -> bool:
+    """Long enough to search by; a model number ("1" in "jordan 1") always is."""
+    return len(word) >= MIN_QUERY_WORD or word.isdigit()
 
 
 def is_vague(want: Wanted) -> bool:

@@ -18,12 +18,20 @@ from journeys.flows.replies import unknown_response
 from journeys.flows.state import FlowState
 from journeys.llm.gateway import LLMGateway
 from journeys.nodes.deps import EngineDeps
-from journeys.templates.text_nodes import MAX_OPTIONS, OptionFact, catalog_present_options
+from journeys.templates.text_nodes import (
+    MAX_OPTIONS,
+    OptionFact,
+    catalog_present_options,
+    not_stocked,
+)
+from tulia.campaigns.nudges import record_stock_request
 from tulia.storefront.codes import find_code
 
 MANY_MATCHES = 50
 LOW_CONFIDENCE = 0.5
 MAX_REJECTIONS = 2
+# The step after "X is out of stock, want a message when it's back?".
+RESTOCK = "restock"
 
 
 def show_link(
@@ -43,6 +51,8 @@ def answers_step(state: FlowState) -> bool:
     step, text = state.get("sales_step"), state.get("inbound_text", "")
     if not step:
         return False
+    if step == RESTOCK:
+        return parse.is_yes(text) or parse.is_no(text)
     if parse.short_answer(text, lexicon.CONTINUE, 5):
         return True
     if step == "choose":
@@ -66,12 +76,12 @@ def route(state: FlowState) -> str:
     if picks_by_code(state):
         return "pick"
     step = state.get("sales_step")
+    if step == RESTOCK and answers_step(state):
+        return "restock"
     if step and parse.short_answer(state.get("inbound_text", ""), lexicon.CONTINUE, 5):
         return "represent" if step == "choose" else "reprompt"
-    if step == "choose" and answers_step(state):
-        return "choose"
     if step and answers_step(state):
-        return "checkout"
+        return "choose" if step == "choose" else "checkout"
     if state.get("intent") == "payment_help" and open_order(state):
         return "payment_help"
     return "discover"
@@ -117,8 +127,21 @@ def pick_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     return checkout.select_item(turn, code.item_id, variant_id=code.variant_id, source=code.source)
 
 
+def restock_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
+    """YES to "tell me when it's back": the shop's back-in-stock request (campaigns'
+    StockRequest, which the back-in-stock nudge reads), confirmed; no just moves on."""
+    turn = _turn(state, ctx)
+    item = turn.get("pending_item") or {}
+    turn.set(sales_step=None, pending_item=None, journey_step="sales.restock")
+    if parse.is_no(turn.text) or not item:
+        return turn.reply(turn.say("restock_declined"))
+    record_stock_request(turn.ctx.tenant_id, int(turn.ctx.customer_id), int(item["item_id"]))
+    return turn.reply(turn.say("restock_noted", item=item["name"]))
+
+
 STEPS = {
     "pick": pick_step,
+    "restock": restock_step,
     "discover": discover_step,
     "choose": choose_step,
     "checkout": checkout_step,
@@ -159,8 +182,36 @@ def catalog_answer(state: FlowState, ctx: RunContext) -> FlowState | None:
     turn.set(journey="sales", clarify_loops=0, last_catalog_query=want.query)
     turn.set(last_catalog_filters=want.filters, rejections=0)
     out = found.output
+    available = _available(out["results"])
+    if not available:
+        return _offer_restock(turn, out["results"][0])
     link = deep_link(out["catalog_link"] or None, want.query, want.filters)
-    return _present(turn, want.query, out["results"], out["total_estimate"], link)
+    return _present(turn, want.query, available, out["total_estimate"], link)
+
+
+def _available(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Only what can be bought now is offered as an option."""
+    return [r for r in results if r["in_stock"]]
+
+
+def _offer_restock(turn: FlowTurn, item: dict[str, Any]) -> FlowState:
+    """Everything that matched is sold out: say so, and offer a message when it is back."""
+    turn.set(sales_step=RESTOCK, pending_item={"item_id": item["item_id"], "name": item["name"]})
+    turn.set(last_catalog_results=[], journey_step="sales.sold_out")
+    return turn.reply(turn.say("restock_offer", item=item["name"]))
+
+
+def _not_stocked(turn: FlowTurn, query: str, out: dict[str, Any]) -> FlowState:
+    """Nothing the shop sells matches: said plainly, with the closest in-stock items to
+    choose from (by number, as any shortlist), else the shop's whole catalog."""
+    alternatives = _available(out.get("alternatives") or [])[:MAX_OPTIONS]
+    options = [OptionFact(name=r["name"], price=Decimal(r["price_from"])) for r in alternatives]
+    remembered = [{"item_id": r["item_id"], "name": r["name"]} for r in alternatives]
+    turn.set(last_catalog_results=remembered, sales_step="choose" if remembered else None)
+    turn.set(journey_step="sales.not_stocked")
+    link = out.get("catalog_link") or turn.get("catalog_link_base") or None
+    text = not_stocked(turn.key, turn.language, query=query, alternatives=options, link=link)
+    return turn.reply(text)
 
 
 def discover(turn: FlowTurn, gateway: LLMGateway | None = None) -> FlowState:
@@ -170,12 +221,25 @@ def discover(turn: FlowTurn, gateway: LLMGateway | None = None) -> FlowState:
     if want.empty and not see_all:
         turn.set(sales_step=turn.get("sales_step"), journey_step="sales.narrow")
         return turn.reply(turn.say("narrow_clarify"))
-    if see_all and want.empty:
-        want = parse.Wanted(turn.get("last_catalog_query") or "", turn.get("last_catalog_filters"))
+    if see_all:
+        want = _see_all_of(turn, want)
     turn.set(rejections=0, last_catalog_query=want.query, last_catalog_filters=want.filters)
     if want.size:
         turn.set(last_catalog_filters={**want.filters, "size": want.size})
     return _search(turn, want, vague=parse.is_vague(want), see_all=see_all)
+
+
+_SEE_ALL_WORDS = frozenset(word for phrase in lexicon.SEE_ALL for word in parse.words(phrase))
+
+
+def _see_all_of(turn: FlowTurn, want: parse.Wanted) -> parse.Wanted:
+    """ "see all": everything of the last search ("see all" is no product to look for);
+    "see all sambas": everything of that."""
+    rest = [word for word in want.query.split() if word not in _SEE_ALL_WORDS]
+    if rest:
+        return parse.Wanted(" ".join(rest), want.filters, want.size)
+    last = turn.get("last_catalog_filters") or {}
+    return parse.Wanted(turn.get("last_catalog_query") or "", {**last, **want.filters})
 
 
 def _search(turn: FlowTurn, want: parse.Wanted, *, vague: bool, see_all: bool) -> FlowState:
@@ -185,6 +249,12 @@ def _search(turn: FlowTurn, want: parse.Wanted, *, vague: bool, see_all: bool) -
         return turn.reply(turn.say("tool_failed"))
     out = found.output
     turn.set(catalog_total_matches_estimate=out["total_estimate"], journey_step="sales.search")
+    available = _available(out["results"])
+    if want.query and not available:
+        sold_out = out["results"]
+        return (
+            _offer_restock(turn, sold_out[0]) if sold_out else _not_stocked(turn, want.query, out)
+        )
     link = deep_link(out.get("catalog_link") or turn.get("catalog_link_base"), want.query, filters)
     linked = show_link(
         total=out["total_estimate"],
@@ -193,10 +263,10 @@ def _search(turn: FlowTurn, want: parse.Wanted, *, vague: bool, see_all: bool) -
         rejections=turn.get("rejections", 0),
         see_all=see_all,
     )
-    if linked and out["results"] and (link or see_all):
+    if linked and available and (link or see_all):
         return _link_only(turn, link)
     # Without a catalog page the shortlist is the best the customer can get.
-    return _present(turn, want.query, out["results"], out["total_estimate"], link)
+    return _present(turn, want.query, available, out["total_estimate"], link)
 
 
 def _link_only(turn: FlowTurn, link: str | None) -> FlowState:

@@ -70,6 +70,29 @@ def catalog_present_options(
     return "\n".join(lines)
 
 
+def not_stocked(
+    key: ReplyKey,
+    language: str,
+    *,
+    query: str,
+    alternatives: Sequence[OptionFact],
+    link: str | None = None,
+) -> str:
+    """ "We don't stock that", then the closest in-stock items as a numbered shortlist, or
+    the shop's whole catalog (never a search for the thing it does not sell)."""
+    lines = [say("reply.not_stocked", language, key, query=query)]
+    if alternatives:
+        lines.append(say("reply.closest_intro", language, key))
+        shown = list(alternatives)[:MAX_OPTIONS]
+        lines += [_option_line(i, option) for i, option in enumerate(shown, start=1)]
+        lines.append(say("reply.options_footer", language, key))
+    elif link:
+        lines.append(say("reply.not_stocked_browse", language, key, link=link))
+    else:
+        lines.append(say("reply.not_stocked_ask", language, key))
+    return "\n".join(lines)
+
+
 def product_disambiguate(
     key: ReplyKey,
     language: str,

@@ -149,6 +149,40 @@ def mboga(stranger: Tenant) -> Tenant:
 
 
 @pytest.fixture
+def grocer(stranger: Tenant, daraja: DarajaEmulator) -> Tenant:
+    """Mama Mboga as a shop of its own: greens, flour, meat and fish, M-Pesa, a catalog page."""
+    equip(stranger, daraja.base_url)
+    update_tenant(
+        stranger,
+        payment_methods=["mpesa_stk"],
+        catalog_link_base="https://mboga.example.shop/catalog",
+        allowed_languages=LANGUAGES,
+    )
+    factories.item(stranger, "Nyama ya Ng'ombe (kilo)", 700, aliases=["beef", "meat", "nyama"])
+    factories.item(stranger, "Samaki Tilapia (kipande)", 350, aliases=["tilapia", "fish"])
+    factories.item(stranger, "Omena (gorogoro)", 100, aliases=["sardines", "dagaa"])
+    stock_groceries(stranger)
+    return stranger
+
+
+@pytest.fixture
+def jordans_and_sold_out(shop: Tenant) -> Tenant:
+    """Kicks Nairobi also sells one Jordan model (the 4, not the 1) and has sold out of
+    its Sambas."""
+    factories.item(
+        shop,
+        "Air Jordan 4 Retro",
+        27500,
+        brand="Jordan",
+        aliases=["sneakers", "raba", "jordans"],
+        variants=[{"attributes": {"size": "42"}, "stock": 2}],
+    )
+    factories.item(shop, "Adidas Samba OG", 13000, brand="Adidas", aliases=["sambas"], stock=0)
+    factories.index(shop)
+    return shop
+
+
+@pytest.fixture
 def chat_with() -> Callable[..., Chat]:
     def start(tenant: Tenant, phone: str = "0712345678", **_: Any) -> Chat:
         return start_chat(tenant, phone)
@@ -166,6 +200,17 @@ def kb_docs(tenant: Tenant, settings: Any, tmp_path: Any) -> Tenant:
         if doc.topic in ("returns", "delivery"):
             seed_one(tenant, doc)
     return tenant
+
+
+@pytest.fixture
+def size_guide(kb_docs: Tenant) -> Tenant:
+    """Kicks Nairobi's demo size guide too (English and Swahili), beside its policies."""
+    from kb.demo import demo_documents, seed_one
+
+    for doc in demo_documents("kicks-nairobi"):
+        if doc.topic == "sizes":
+            seed_one(kb_docs, doc)
+    return kb_docs
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from tenants.context import tenant_context
 from tenants.models import ConsentEvent, Customer
 from tests.flows.chat import Chat
 from tests.payments.conftest import mpesa_fixture
+from tulia.campaigns.models import StockRequest
 from tulia.commerce.checkout import LineRequest, create_order
 from tulia.commerce.lifecycle import move_order
 from tulia.commerce.models import CatalogItem, Order
@@ -40,6 +41,11 @@ def observed(chat: Chat) -> dict[str, Any]:
             "marketing_opt_in": customer.marketing_opt_in,
             "notifications_opt_in": customer.notifications_opt_in,
             "language_preference": customer.language_preference or None,
+            "stock_requests": sorted(
+                StockRequest.objects.filter(tenant_id=tid, customer_id=customer.pk).values_list(
+                    "item__name", flat=True
+                )
+            ),
             "consent_events": ConsentEvent.objects.filter(
                 tenant_id=tid, customer_id=customer.pk
             ).count(),

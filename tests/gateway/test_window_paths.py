@@ -43,7 +43,13 @@ Status = OutboundMessage.Status
 
 
 def _claimed_ticket(tenant) -> tuple[int, int]:
-    agent = add_staff_member(tenant.id, username="wanjiru", password="x-Pass-1234", role="agent")
+    agent = add_staff_member(
+        tenant.id,
+        username="wanjiru_k",
+        password="x-Pass-1234",
+        role="agent",
+        display_name="Wanjiru",
+    )
     conversation = conversation_of(tenant)
     request = HandoffRequest("asked for a person", Category.HUMAN_REQUEST)
     ticket_id = escalate(tenant.id, conversation.pk, request).ticket_id
@@ -83,8 +89,9 @@ def test_agent_reply_25_hours_later_goes_as_the_agent_reply_template(tenant, twi
         desk.reply(tenant.id, ticket_id, agent_id, "Size 42 is back in stock", "desk-1")
     sent = twilio.sent[-1]
     assert sent.content_sid
-    assert sent.content_variables == {"1": "wanjiru", "2": "Size 42 is back in stock"}
-    assert "wanjiru from our team has replied to you: Size 42 is back in stock" in sent.body
+    # The display name the customer knows, never the login (wanjiru_k).
+    assert sent.content_variables == {"1": "Wanjiru", "2": "Size 42 is back in stock"}
+    assert "Wanjiru from our team has replied to you: Size 42 is back in stock" in sent.body
     row = newest(tenant)
     assert (row.status, row.purpose, row.content_sid) == (
         Status.QUEUED,

@@ -73,6 +73,21 @@ def test_owner_invites_a_new_login_into_their_shop(owner, tenant) -> None:
         assert TenantMembership.objects.get(user=user).role == "agent"
 
 
+def test_owner_names_new_staff_as_customers_will_read_it(owner, tenant) -> None:
+    response = owner.post(
+        reverse("admin:tenants_tenantmembership_add"),
+        {
+            "login": "mboga_agent",
+            "password": NEW_PASSWORD,
+            "role": "agent",
+            "display_name": "Achieng",
+        },
+    )
+    assert response.status_code == 302
+    with tenant_context(tenant.id):
+        assert TenantMembership.objects.get(user=_user("mboga_agent")).display_name == "Achieng"
+
+
 @pytest.mark.parametrize(
     ("login", "error"),
     [

@@ -27,6 +27,7 @@ from pgvector.django import CosineDistance
 from tenants.accessors import tenant_scope
 from tulia.commerce.lexicon import expand_groups
 from tulia.commerce.models import CatalogItem, Variant
+from tulia.commerce.relevance import Candidate, Found, Verdict, judge
 from tulia.embeddings import get_embedder
 
 MAX_RESULTS = 6
@@ -46,6 +47,8 @@ HNSW_EF_SEARCH = 80
 SIMILAR_ENOUGH = 0.35
 # Below this a vector "neighbour" shares only stray character n-grams: not a result.
 MIN_SIMILARITY = 0.12
+# Candidates judged per result wanted: enough that dropped noise leaves the six.
+JUDGED_PER_RESULT = 3
 
 
 @dataclass(frozen=True)
@@ -67,9 +70,14 @@ class Hit:
 
 @dataclass(frozen=True)
 class SearchResult:
+    """`hits`: what the customer asked for. `alternatives`: the closest other items the
+    shop really has in stock, for "we don't stock that, but…" (empty when nothing is
+    close enough to offer)."""
+
     hits: list[Hit]
     total_estimate: int
     confidence: float
+    alternatives: list[Hit] = field(default_factory=list)
 
 
 def _filtered(tenant_id: UUID, filters: SearchFilters) -> QuerySet[CatalogItem]:
@@ -222,6 +230,9 @@ class _Candidates:
     text_ids: list[int]
     vector_hits: list[tuple[int, float]]
     strict_count: int
+    strict_ids: frozenset[int] = frozenset()
+    # Fuzzy matches' similarity (the loose pass ranks by vector distance).
+    fuzzy_similarity: dict[int, float] = field(default_factory=dict)
 
 
 def _candidates(
@@ -235,13 +246,15 @@ def _candidates(
         cursor.nextset()
         rows = cursor.fetchall()
     strict = [pk for kind, pk, _ in rows if kind == "s"]
-    loose = [pk for kind, pk, _ in rows if kind == "l"]  # only when strict found none
+    loose = [(pk, float(d)) for kind, pk, d in rows if kind == "l"]  # when strict found none
     near = sorted((float(d), pk) for kind, pk, d in rows if kind == "v")
     scored = [(pk, 1.0 - distance) for distance, pk in near]
     return _Candidates(
-        text_ids=strict + loose,
+        text_ids=strict + [pk for pk, _ in loose],
         vector_hits=[(pk, sim) for pk, sim in scored if sim >= MIN_SIMILARITY],
         strict_count=next(pk for kind, pk, _ in rows if kind == "n"),
+        strict_ids=frozenset(strict),
+        fuzzy_similarity={pk: 1.0 - distance for pk, distance in loose},
     )
 
 
@@ -254,16 +267,21 @@ def _fuse(text_ids: list[int], vector_hits: list[tuple[int, float]]) -> dict[int
     return scores
 
 
-def _estimate(found: _Candidates) -> int:
-    """Strict matches (counted up to ESTIMATE_CAP) or, when few, every text match."""
-    text = found.strict_count if found.strict_count >= CANDIDATES else len(found.text_ids)
+def _estimate(found: _Candidates, matched: int) -> int:
+    """Items matching every word (counted up to ESTIMATE_CAP); failing those, the typo
+    matches judged relevant or the items that look alike. Nothing matched: none."""
+    if not matched:
+        return 0
+    if found.strict_ids:
+        return max(found.strict_count, matched)
     similar = sum(1 for _, sim in found.vector_hits if sim >= SIMILAR_ENOUGH)
-    return max(text, similar)
+    return max(matched, similar)
 
 
 def _load(ids: list[int]) -> dict[int, CatalogItem]:
-    """The shown items, without the search material (a 384-float vector each)."""
-    heavy = ("embedding", "search_vector", "search_text")
+    """The shown items, without the search material (a 384-float vector each); the
+    search text stays, relevance reads it."""
+    heavy = ("embedding", "search_vector")
     return CatalogItem.objects.select_related("category").defer(*heavy).in_bulk(ids)
 
 
@@ -279,6 +297,42 @@ def _browse(items: QuerySet[CatalogItem], limit: int) -> SearchResult:
     browse = list(items.select_related("category").order_by("name", "id")[:limit])
     hits = [Hit(item, 0.0, False, 0.0) for item in browse]
     return SearchResult(hits, items[:ESTIMATE_CAP].count(), 0.5 if hits else 0.0)
+
+
+def _found(pk: int, found: _Candidates, similarity: dict[int, float]) -> tuple[Found, float]:
+    if pk in found.strict_ids:
+        return Found.EXACT, similarity.get(pk, 0.0)
+    if pk in found.fuzzy_similarity:
+        return Found.FUZZY, found.fuzzy_similarity[pk]
+    return Found.NEAR, similarity.get(pk, 0.0)
+
+
+def _judged(
+    groups: list[list[str]], found: _Candidates, ranked: list[int]
+) -> tuple[list[Hit], list[Hit]]:
+    """The ranked candidates split into matches and in-stock alternatives (relevance.py).
+    Text candidates are judged first: once one matched the words, a vector neighbour is
+    at most an alternative."""
+    scores = _fuse(found.text_ids, found.vector_hits)
+    similarity = dict(found.vector_hits)
+    loaded = _load(ranked)
+    judged: dict[int, tuple[Hit, Verdict]] = {}
+    text_first = sorted(ranked, key=lambda pk: pk not in found.text_ids)
+    for pk in (pk for pk in text_first if pk in loaded):
+        how, sim = _found(pk, found, similarity)
+        item = loaded[pk]
+        words_matched = any(v is Verdict.MATCH for _, v in judged.values())
+        verdict = judge(
+            Candidate(item.name, item.search_text, how, sim), groups, words_matched=words_matched
+        )
+        judged[pk] = (Hit(item, scores[pk], how is not Found.NEAR, sim), verdict)
+    in_order = [judged[pk] for pk in ranked if pk in judged]
+    matches = [hit for hit, verdict in in_order if verdict is Verdict.MATCH]
+    alternatives = [
+        hit for hit, verdict in in_order if verdict is Verdict.ALTERNATIVE and hit.item.in_stock
+    ]
+    alternatives.sort(key=lambda hit: -hit.similarity)
+    return matches, alternatives
 
 
 def search_catalog(
@@ -297,15 +351,10 @@ def search_catalog(
             return _browse(items, limit)
         found = _candidates(tid, items, groups)
         scores = _fuse(found.text_ids, found.vector_hits)
-        best = sorted(scores, key=lambda pk: (-scores[pk], pk))[:limit]
-        loaded = _load(best)
-        similarity = dict(found.vector_hits)
-        in_text = set(found.text_ids)
-        hits = [
-            Hit(loaded[pk], scores[pk], pk in in_text, similarity.get(pk, 0.0))
-            for pk in best
-            if pk in loaded
-        ]
-        # What we show is a lower bound of what matched.
-        estimate = max(_estimate(found), len(hits))
-        return SearchResult(hits, estimate, confidence(hits[0] if hits else None))
+        # Judged before the cut, so noise never crowds out a real match.
+        ranked = sorted(scores, key=lambda pk: (-scores[pk], pk))[: limit * JUDGED_PER_RESULT]
+        matches, alternatives = _judged(groups, found, ranked)
+        hits = matches[:limit]
+        top = hits[0] if hits else None
+        estimate = _estimate(found, len(matches))
+        return SearchResult(hits, estimate, confidence(top), alternatives[:limit])

@@ -25,6 +25,8 @@ from tulia.handoff.models import (
     TicketEvent,
     TicketStatus,
 )
+from tulia.handoff.names import public_name
+from tulia.text import say
 from tulia.whatsapp.outbound import queue_reply
 from tulia.whatsapp.purposes import AGENT_REPLY
 
@@ -83,9 +85,11 @@ def claim(tenant_id: UUID | str, ticket_id: int, agent_id: int) -> HandoffTicket
         return ticket
 
 
-def _agent_name(agent_id: int) -> str:
-    agent = get_user_model().objects.filter(pk=agent_id).first()
-    return (agent.get_short_name() or agent.get_username()) if agent else "Our team"
+def _agent_name(agent_id: int, language: str) -> str:
+    """The name the customer reads with an agent's reply: the display name or first
+    name, never the login ("mboga_agent"); "our agent" when neither is set."""
+    users = get_user_model().objects.select_related("tenant_membership")
+    return public_name(users.filter(pk=agent_id).first()) or say("handoff.our_agent", language)
 
 
 def reply(
@@ -100,7 +104,8 @@ def reply(
         conversation = _conversation(tid, ticket)
         # Through the gate: outside the 24-hour window the "agent reply waiting" template
         # carries the reply, or the message is recorded as not sent with the reason.
-        facts = {"agent": _agent_name(agent_id), "reply": text}
+        language = str((conversation.state or {}).get("response_language") or "en")
+        facts = {"agent": _agent_name(agent_id, language), "reply": text}
         ids = queue_reply(
             tid, conversation.pk, [text], request_id, purpose=AGENT_REPLY, facts=facts
         )
