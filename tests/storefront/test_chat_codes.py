@@ -108,7 +108,9 @@ def test_the_bots_catalog_link_is_the_hosted_page_with_a_clean_query(
 def test_a_shops_own_website_stays_its_catalog_link(stk_only_shop: Tenant) -> None:
     chat = start_webhook_chat(stk_only_shop)
     reply = chat.send("see all")
-    assert "https://kicks.example.shop/catalog?q=" in reply
+    # "see all" with no search before it: the shop's own catalog, with no empty query.
+    assert "https://kicks.example.shop/catalog" in reply
+    assert "catalog?q=" not in reply
     assert "/shop/kicks/" not in reply
 
 
