@@ -31,7 +31,7 @@ import resource
 
 import nlu_public  # a sibling script: bench/ is the script directory on sys.path
 
-from journeys.nlu import model
+from journeys.nlu import model, runtime
 from journeys.nlu.corpus import heldout_examples
 from journeys.nlu.governor import classify_governor
 from journeys.nlu.intent import classify_intent
@@ -112,7 +112,7 @@ def report_latency(texts: list[str]) -> dict[str, float]:
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"\nLatency per message ({REPEATS} passes over {len(texts)} messages; load {load})")
     # The trained pass itself: the per-text cache is bypassed by calling the model.
-    p50c, p99c, cpu99c = _latency("classifier pass (3 heads)", model.predict, texts)
+    p50c, p99c, cpu99c = _latency("classifier pass (3 heads)", runtime.predict, texts)
     _latency("classify_intent (cached)", classify_intent, texts)
     _latency("detect_language (cached)", detect_language, texts)
     _latency(
@@ -157,15 +157,15 @@ def report_calibration(
 
 def report_model() -> dict[str, float]:
     """Load time and the memory the loaded models add (fresh load, after the imports)."""
-    model.load.cache_clear()
+    runtime.compiled.cache_clear()
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     start = time.perf_counter()
-    model.load()
+    runtime.compiled()
     seconds = time.perf_counter() - start
     added = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     # The first message also builds the compiled scorer and loads lingua's English and
     # Swahili word models (the language markers ask them about unlisted words).
-    model.predict("nimeagiza viatu vya kuvutia jana, zimefika?")
+    runtime.predict("nimeagiza viatu vya kuvutia jana, zimefika?")
     in_use = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     size = model.ARTIFACT.stat().st_size / 1e6
     print(f"\nModel: {size:.2f} MB on disk, loaded in {seconds * 1000:.0f} ms, "

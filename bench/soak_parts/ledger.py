@@ -2,8 +2,8 @@
 
 - lost: a MessageSid the web accepted (200) that is not stored, or stored but never
   handled (still received/processing) — must be 0;
-- duplicate replies: more than one reply (first part) for one inbound turn, or more than
-  one outcome message for one payment — must be 0;
+- duplicate replies: the same reply (first part) sent twice for one inbound turn, or more
+  than one outcome message for one payment — must be 0;
 - cross-tenant reads: a reply to shop k's customer that names another shop's marker
   (`Soak<j>`), or a tool call audited under one tenant for another tenant's
   conversation — must be 0.
@@ -85,15 +85,20 @@ def _inbound(sids: list[str]) -> list[tuple[Any, ...]]:
     )
 
 
-def _replies_per_turn(sids: list[str]) -> Counter[int]:
+def _replies_per_turn(sids: list[str]) -> tuple[Counter[int], int]:
+    """Replies (first parts) per inbound turn, and how many of them repeat a reply the
+    same turn already sent. A turn may rightly send two different messages (its answer
+    and, on first contact, the privacy notice); the same text twice is the duplicate."""
     rows = query(
-        "SELECT i.id, count(o.id) FILTER (WHERE o.part_index = 0)"
+        "SELECT i.id, count(o.id) FILTER (WHERE o.part_index = 0),"
+        " count(DISTINCT o.body) FILTER (WHERE o.part_index = 0)"
         " FROM conversations_inboundmessage i LEFT JOIN conversations_outboundmessage o"
         " ON o.request_id = i.request_id AND o.tenant_id = i.tenant_id"
         " WHERE i.message_sid = ANY(%s) GROUP BY i.id",
         [sids],
     )
-    return Counter(int(count) for _, count in rows)
+    per_turn = Counter(int(count) for _, count, _ in rows)
+    return per_turn, sum(int(count) - int(distinct) for _, count, distinct in rows)
 
 
 def _payment_messages(tenant_ids: list[str]) -> int:
@@ -153,14 +158,14 @@ def settle(sids: list[str], numbers: dict[str, int], since: float) -> Accounts:
     tenant_ids = list(numbers)
     inbound = _inbound(sids)
     statuses = Counter(row[0] for row in inbound)
-    per_turn = _replies_per_turn(sids)
+    per_turn, repeated = _replies_per_turn(sids)
     return Accounts(
         accepted=len(sids),
         stored=len(inbound),
         statuses=dict(statuses),
         lost=len(sids) - statuses["processed"] - statuses["rate_limited"] - statuses["failed"],
         replies_per_turn=dict(sorted(per_turn.items())),
-        duplicate_replies=sum(n for count, n in per_turn.items() if count > 1),
+        duplicate_replies=repeated,
         duplicate_payment_messages=_payment_messages(tenant_ids),
         cross_tenant_replies=_cross_tenant_replies(numbers, since),
         cross_tenant_tool_calls=_cross_tenant_tool_calls(tenant_ids, since),

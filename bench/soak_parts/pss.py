@@ -20,7 +20,14 @@ MB = 2**20
 
 def tree_pss(pid: int) -> dict[str, float]:
     """PSS in MB per process of the tree: "parent", then "child-1", … in pid order."""
-    found: dict[str, float] = {}
+    return {name: pss for name, (pss, _) in tree_memory(pid).items()}
+
+
+def tree_memory(pid: int) -> dict[str, tuple[float, float]]:
+    """(PSS, USS) in MB per process of the tree, named as `tree_pss` names them. USS is
+    what only that process holds: in a forked child, the pages it has written since the
+    fork (its own objects, and shared pages it touched and so copied)."""
+    found: dict[str, tuple[float, float]] = {}
     processes = family(pid)
     children = sorted(processes[1:], key=lambda process: process.pid)
     for name, process in zip(
@@ -29,7 +36,8 @@ def tree_pss(pid: int) -> dict[str, float]:
         strict=True,
     ):
         try:
-            found[name] = round(process.memory_full_info().pss / MB, 1)
+            memory = process.memory_full_info()
+            found[name] = (round(memory.pss / MB, 1), round(memory.uss / MB, 1))
         except psutil.Error:
             continue
     return found
@@ -43,6 +51,8 @@ class PssWatch:
         self.roots = roots
         self.before: dict[str, dict[str, float]] = {}
         self.after: dict[str, dict[str, float]] = {}
+        # USS per process after the traffic: what each process holds alone.
+        self.after_uss: dict[str, dict[str, float]] = {}
         self.peaks: dict[str, float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -66,4 +76,7 @@ class PssWatch:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join(timeout=10)
-        self.after = self.snapshot()
+        memory = {name: tree_memory(pid) for name, pid in self.roots().items()}
+        for tree, rows in memory.items():
+            self.after[tree] = {name: pss for name, (pss, _) in rows.items()}
+            self.after_uss[tree] = {name: uss for name, (_, uss) in rows.items()}

@@ -88,6 +88,8 @@ def print_report(run: Run) -> bool:
         for tree, processes in trees.items():
             total = round(sum(processes.values()), 1)
             print(f"PSS MB {moment} traffic, {tree} tree {total}: {processes}")
+    for tree, processes in run.pss.after_uss.items():
+        print(f"USS MB after traffic (held by that process alone), {tree} tree: {processes}")
     print(f"peak PSS MB per tree: {run.pss.peaks}")
     print(
         f"lost {accounts.lost}; duplicate replies {accounts.duplicate_replies}"

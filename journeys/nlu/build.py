@@ -2,7 +2,8 @@
 
 Reads the project's own labelled writing (journeys/nlu/data) and BANKING77's train
 split from ../shared/corpora (TULIA_CORPORA overrides), fits the three calibrated
-heads and writes journeys/nlu/data/nlu_model.joblib. `--no-markers` builds the models
+heads and writes journeys/nlu/data/nlu_model.joblib and the compiled numbers the bot
+loads, journeys/nlu/data/nlu_runtime.npz. `--no-markers` builds the models
 without the rule-detector features (to another path) for comparison.
 """
 
@@ -29,6 +30,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"rows per source: {dict(Counter(r.source for r in rows))}")  # noqa: T201
     art = model.fit(rows, markers=not args.no_markers)
     model.save(art, args.out)
+    if args.out == model.ARTIFACT:
+        model.save_runtime(art)
     size = args.out.stat().st_size / 1e6
     summary = {**art.meta, "artifact": str(args.out), "megabytes": round(size, 2)}
     print(json.dumps(summary))  # noqa: T201

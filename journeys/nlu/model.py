@@ -21,7 +21,6 @@ the Celery worker fork, so the children share the loaded model.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -37,20 +36,19 @@ from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import LeaveOneGroupOut, cross_val_predict
 
+from journeys.nlu import runtime, scorer
 from journeys.nlu.corpus import DATA_DIR
-from journeys.nlu.markers import (
-    GOVERNOR_MARKERS,
-    LANGUAGE_MARKERS,
-    governor_markers,
-    language_markers,
-)
-from journeys.nlu.scorer import Compiled, compile_artifact, score
+from journeys.nlu.features import TOKEN_PATTERN, length_band, normalise
+from journeys.nlu.markers import GOVERNOR_MARKERS, LANGUAGE_MARKERS
+from journeys.nlu.runtime import Scores
+from journeys.nlu.scorer import MARKERS, compile_artifact
 from journeys.nlu.sources import SOURCE_WEIGHTS, Row
-from journeys.nlu.text import fold
 
 ARTIFACT = DATA_DIR / "nlu_model.joblib"
 HEADS = ("intent", "language", "governor")
-MARKERS = {"language": language_markers, "governor": governor_markers}
+# The fitted artifact's pickles name journeys.nlu.model.normalise as the vectorisers'
+# preprocessor; it lives in journeys/nlu/features.py and is imported here for them.
+__all__ = ["Scores", "length_band", "normalise"]
 # Marker counts are log-scaled (0-3); TF-IDF rows have unit length. This puts one
 # insult word on the scale of a few strongly weighted n-grams, not above them all.
 MARKER_SCALE = 1.0
@@ -59,21 +57,9 @@ CHAR_FEATURES = 60_000
 C = 16.0  # inverse regularisation: 4 and 16 compared on the own held-out split (16 as
 # accurate, fewer short messages under 0.70)
 CALIBRATION = "isotonic, top label, leave-one-source-out; language: by length band"
-_DIGIT = re.compile(r"\d")
-_WORD = re.compile(r"\w+")
-_CODE = re.compile(r"\b[A-Z]{3,}\d{1,4}\b")
-SHORT_WORDS = 2
 # A length band with fewer out-of-source points than this uses all of them instead.
 MIN_BAND_POINTS = 200
 BANDED_HEADS = frozenset({"language"})
-
-
-def normalise(text: str) -> str:
-    """Folded text with every digit read as 0: "size 42" and "size 43" are one pattern,
-    and phone or till numbers stop being thousands of rare n-grams. A capitalised word
-    ending in a number ("SAVE10", "KARIBU20") is read as the word `promocode`: every
-    shop's codes are new words, their shape is what customers share."""
-    return _DIGIT.sub("0", fold(_CODE.sub(" promocode ", text)))
 
 
 class SourceCalibrated:
@@ -146,11 +132,6 @@ class SourceCalibrated:
         return out
 
 
-def length_band(text: str) -> int:
-    """0 for a message of one or two words, 1 for anything longer."""
-    return 0 if len(_WORD.findall(text)) <= SHORT_WORDS else 1
-
-
 @dataclass
 class Head:
     classes: tuple[str, ...]
@@ -167,19 +148,12 @@ class Artifact:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class Scores:
-    label: str
-    confidence: float
-    probabilities: dict[str, float]
-
-
 def _vectorisers() -> tuple[TfidfVectorizer, TfidfVectorizer]:
     common: dict[str, Any] = {
         "preprocessor": normalise, "sublinear_tf": True, "dtype": np.float32, "lowercase": False,
     }  # fmt: skip
     word = TfidfVectorizer(
-        analyzer="word", token_pattern=r"(?u)\b\w+\b",  # noqa: S106 (a regex, no password) ngram_range=(1, 2), min_df=2,
+        analyzer="word", token_pattern=TOKEN_PATTERN, ngram_range=(1, 2), min_df=2,
         max_features=WORD_FEATURES, **common,
     )  # fmt: skip
     char = TfidfVectorizer(
@@ -251,31 +225,19 @@ def load(path: Path = ARTIFACT) -> Artifact:
     return art
 
 
-@cache
-def _compiled(path: Path = ARTIFACT) -> Compiled:
-    return compile_artifact(load(path))
+def save_runtime(art: Artifact, path: Path = runtime.RUNTIME) -> None:
+    """The compiled numbers the bot loads (journeys/nlu/runtime.py), from this artifact."""
+    scorer.save(compile_artifact(art), path)
 
 
-def predict(text: str, art: Artifact | None = None) -> dict[str, Scores]:
-    """Calibrated scores of every head for one message."""
+def predict(text: str, art: Artifact) -> dict[str, Scores]:
+    """Calibrated scores of every head for one message, by a fitted artifact."""
     return predict_many([text], art)[0]
 
 
-def predict_many(texts: Sequence[str], art: Artifact | None = None) -> list[dict[str, Scores]]:
-    """Calibrated scores of every head for each message (journeys/nlu/scorer.py: the
-    fitted numbers, read once, without scikit-learn's per-call checks)."""
-    compiled = _compiled() if art is None else compile_artifact(art)
-    out = []
-    for text in texts:
-        verdict = {}
-        for name, (probs, classes) in score(compiled, text, length_band(text)).items():
-            best = int(np.argmax(probs))
-            verdict[name] = Scores(
-                classes[best], float(probs[best]),
-                {c: float(p) for c, p in zip(classes, probs, strict=True)},
-            )  # fmt: skip
-        out.append(verdict)
-    return out
+def predict_many(texts: Sequence[str], art: Artifact) -> list[dict[str, Scores]]:
+    """Calibrated scores of every head for each message, by a fitted artifact."""
+    return runtime.predict_many(texts, compile_artifact(art))
 
 
 def reference_probabilities(texts: Sequence[str], art: Artifact) -> dict[str, np.ndarray]:

@@ -18,20 +18,39 @@ scores a message with plain dict lookups and one small dense product:
   what `np.interp` computes.
 
 The results equal the scikit-learn route (tests/engine/test_nlu_model.py checks it).
+
+The compiled numbers are also what the bot loads: `make nlu-model` writes them beside the
+fitted artifact (data/nlu_runtime.npz, plain arrays and JSON, read with numpy alone), so
+a running process never imports scikit-learn or SciPy (about 100 MB each process) and
+the n-grams come from journeys/nlu/features.py.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
+from journeys.nlu.features import char_wb_ngrams, word_ngrams
+from journeys.nlu.markers import governor_markers, language_markers
+
 if TYPE_CHECKING:
     from journeys.nlu.model import Artifact
+
+# The heads that also read the rule detectors' counts, and the detector each reads.
+MARKERS: dict[str, Callable[[str], list[float]]] = {
+    "language": language_markers,
+    "governor": governor_markers,
+}
+FORMAT = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,11 +78,11 @@ class Compiled:
     coef: np.ndarray
     n_word: int
     heads: tuple[CompiledHead, ...]
+    # How the n-grams are cut (token pattern, n-gram ranges), as the vectorisers were fitted.
+    grams: dict[str, object]
 
 
 def compile_artifact(art: Artifact) -> Compiled:
-    from journeys.nlu.model import MARKERS
-
     n_word = len(art.word.vocabulary_)
     blocks, heads, start = [], [], 0
     for name, head in art.heads.items():
@@ -92,12 +111,107 @@ def compile_artifact(art: Artifact) -> Compiled:
             )
         )
         start += coef.shape[0]
-    return Compiled(
-        art.word.build_analyzer(), art.char.build_analyzer(),
-        dict(art.word.vocabulary_), dict(art.char.vocabulary_),
-        np.asarray(art.word.idf_, float), np.asarray(art.char.idf_, float),
-        np.ascontiguousarray(np.hstack(blocks)), n_word, tuple(heads),
+    if art.char.analyzer != "char_wb":
+        raise ValueError("the character vectoriser is expected to read char_wb n-grams")
+    grams = {
+        "token_pattern": art.word.token_pattern,
+        "word_range": list(art.word.ngram_range),
+        "char_range": list(art.char.ngram_range),
+    }
+    return _assemble(
+        grams, words=_by_index(art.word.vocabulary_), chars=_by_index(art.char.vocabulary_),
+        word_idf=np.asarray(art.word.idf_, float), char_idf=np.asarray(art.char.idf_, float),
+        # float32 as fitted (journeys/nlu/model.py): half the memory, the same scores.
+        coef=np.ascontiguousarray(np.hstack(blocks), dtype=np.float32), heads=tuple(heads),
     )  # fmt: skip
+
+
+def _by_index(vocabulary: dict[str, int]) -> list[str]:
+    words = [""] * len(vocabulary)
+    for word, index in vocabulary.items():
+        words[index] = word
+    return words
+
+
+def _assemble(
+    grams: dict[str, object],
+    *,
+    words: list[str],
+    chars: list[str],
+    word_idf: np.ndarray,
+    char_idf: np.ndarray,
+    coef: np.ndarray,
+    heads: tuple[CompiledHead, ...],
+) -> Compiled:
+    word_range = cast("list[int]", grams["word_range"])
+    char_range = cast("list[int]", grams["char_range"])
+    pattern = re.compile(str(grams["token_pattern"]))
+    return Compiled(
+        partial(word_ngrams, token_pattern=pattern, low=word_range[0], high=word_range[1]),
+        partial(char_wb_ngrams, low=char_range[0], high=char_range[1]),
+        {w: i for i, w in enumerate(words)}, {c: i for i, c in enumerate(chars)},
+        word_idf, char_idf, coef, len(words), heads, grams,
+    )  # fmt: skip
+
+
+def save(compiled: Compiled, path: Path) -> None:
+    """The compiled numbers as plain arrays (no pickle): what the bot loads."""
+    meta = {
+        "format": FORMAT,
+        "grams": compiled.grams,
+        "heads": [
+            {
+                "name": h.name, "classes": list(h.classes), "columns": [h.columns.start,
+                h.columns.stop], "markers": h.marker_coef is not None, "banded": h.banded,
+                "curves": len(h.curves),
+            }
+            for h in compiled.heads
+        ],
+    }  # fmt: skip
+    arrays: dict[str, np.ndarray] = {
+        "meta": np.array(json.dumps(meta)),
+        "words": np.array(list(compiled.word_index), dtype=str),
+        "chars": np.array(list(compiled.char_index), dtype=str),
+        "word_idf": compiled.word_idf,
+        "char_idf": compiled.char_idf,
+        "coef": compiled.coef,
+    }
+    for h in compiled.heads:
+        arrays[f"{h.name}.intercept"] = h.intercept
+        if h.marker_coef is not None:
+            arrays[f"{h.name}.marker_coef"] = h.marker_coef
+        for b, (xs, ys) in enumerate(h.curves):
+            arrays[f"{h.name}.curve{b}.x"], arrays[f"{h.name}.curve{b}.y"] = xs, ys
+    with path.open("wb") as out:
+        np.savez_compressed(out, **arrays)  # type: ignore[arg-type]
+
+
+def load(path: Path) -> Compiled:
+    with np.load(path, allow_pickle=False) as data:
+        meta = json.loads(str(data["meta"]))
+        if meta["format"] != FORMAT:
+            raise ValueError(f"{path}: format {meta['format']}, expected {FORMAT}")
+        heads = tuple(
+            CompiledHead(
+                h["name"],
+                tuple(h["classes"]),
+                slice(*h["columns"]),
+                MARKERS[h["name"]] if h["markers"] else None,
+                data[f"{h['name']}.marker_coef"] if h["markers"] else None,
+                data[f"{h['name']}.intercept"],
+                tuple(
+                    (data[f"{h['name']}.curve{b}.x"], data[f"{h['name']}.curve{b}.y"])
+                    for b in range(h["curves"])
+                ),
+                h["banded"],
+            )
+            for h in meta["heads"]
+        )
+        return _assemble(
+            meta["grams"], words=data["words"].tolist(), chars=data["chars"].tolist(),
+            word_idf=data["word_idf"], char_idf=data["char_idf"],
+            coef=np.ascontiguousarray(data["coef"]), heads=heads,
+        )  # fmt: skip
 
 
 def _tfidf(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from journeys.nlu.model import Scores, predict
+from journeys.nlu.runtime import Scores, predict
 
 
 @lru_cache(maxsize=1024)

@@ -4,14 +4,22 @@ scores that are probabilities."""
 from __future__ import annotations
 
 import hashlib
+import re
+import subprocess
+import sys
 from functools import cache
+from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from journeys.nlu import model
+from journeys.nlu import features, model, runtime
 from journeys.nlu.sources import Row, devlang, own_v1, own_v2
 from journeys.state import GOVERNOR_CLASSES, INTENTS, LANGS
 
+ROOT = Path(__file__).resolve().parents[2]
 PROBES = [
     "where is my order",
     "nataka viatu size 42",
@@ -79,7 +87,7 @@ def test_the_committed_artifact_is_small_and_knows_every_label() -> None:
 
 @pytest.mark.parametrize("text", PROBES)
 def test_scores_are_probabilities_with_the_label_on_top(text: str) -> None:
-    for scores in model.predict(text).values():
+    for scores in runtime.predict(text).values():
         assert sum(scores.probabilities.values()) == pytest.approx(1.0, abs=1e-6)
         assert scores.probabilities[scores.label] == scores.confidence
         assert 0.0 <= scores.confidence <= 1.0
@@ -89,3 +97,46 @@ def test_calibration_was_learned_out_of_source() -> None:
     """Every head was calibrated on sources held out in turn (journeys/nlu/DATA.md)."""
     for head in model.load().heads.values():
         assert len(head.classifier.out_of_source_accuracy) >= 2
+
+
+def test_the_committed_runtime_numbers_are_the_committed_artifacts() -> None:
+    """data/nlu_runtime.npz is what `make nlu-model` compiled from nlu_model.joblib: a
+    stale or hand-edited file gives other scores than the artifact beside it."""
+    from journeys.nlu.scorer import compile_artifact
+
+    fitted = compile_artifact(model.load())
+    shipped = runtime.compiled()
+    assert shipped.word_index == fitted.word_index
+    assert shipped.char_index == fitted.char_index
+    assert np.array_equal(shipped.coef, fitted.coef)
+    assert runtime.predict_many(PROBES) == runtime.predict_many(PROBES, fitted)
+
+
+def test_answering_a_message_never_imports_scikit_learn() -> None:
+    """The bot's processes score with numpy alone (about 100 MB less in each)."""
+    code = (
+        "import sys\n"
+        "from journeys.nlu.verdict import verdict\n"
+        "verdict('habari, nataka viatu size 42 please')\n"
+        "print(sorted(m for m in ('sklearn', 'scipy', 'joblib') if m in sys.modules))\n"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert found.stdout.strip() == "[]"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([*"aAbzé ñ19_-.\t\n!İß", "SAVE10", "KARIBU", "  ", "msee ", "size 42"]),
+        max_size=30,
+    ).map("".join)
+)
+def test_our_ngrams_are_scikit_learns(text: str) -> None:
+    """journeys/nlu/features.py cuts the n-grams scikit-learn's fitted analysers cut."""
+    art = model.load()
+    word = features.word_ngrams(text, re.compile(art.word.token_pattern), *art.word.ngram_range)
+    char = features.char_wb_ngrams(text, *art.char.ngram_range)
+    assert word == art.word.build_analyzer()(text)
+    assert char == art.char.build_analyzer()(text)
