@@ -105,7 +105,8 @@ def start_children(
     ]
 
 
-def wait_ready(port: int, timeout: float = 60.0) -> None:
+def wait_ready(port: int, timeout: float = 180.0) -> None:
+    # Generous: on a loaded 2-core machine gunicorn preloading the app takes a minute.
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
