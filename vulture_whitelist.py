@@ -596,3 +596,4 @@ QuickReconnectConsumer  # named by CELERY_WORKER_CONSUMER (tulia/settings.py)
 CELERY_WORKER_CONSUMER  # Celery setting read through the CELERY namespace (tulia/celery.py)
 CELERY_BROKER_CONNECTION_MAX_RETRIES  # Celery setting read through the CELERY namespace
 help_texts  # Django ModelForm Meta option (tenants/admin.py StaffInviteForm)
+APP_LIST_HEADINGS  # read by makemessages, not by code (tulia/console/django_gaps.py)

@@ -8,6 +8,7 @@ from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 from pgvector.django import HnswIndex, VectorField
 
 from tenants.models import LANGUAGE_CHOICES, TenantOwnedModel
@@ -70,19 +71,23 @@ class Document(TenantOwnedModel):
         READY = "ready"
         FAILED = "failed"
 
-    title = models.CharField(max_length=200)
-    kind = models.CharField(max_length=8, choices=DOCUMENT_KINDS, default=SourceType.DOC)
+    title = models.CharField(max_length=200, verbose_name=_("title"))
+    kind = models.CharField(
+        max_length=8, choices=DOCUMENT_KINDS, default=SourceType.DOC, verbose_name=_("kind")
+    )
     language = models.CharField(max_length=8, choices=LANGUAGE_CHOICES, blank=True)
     file = models.FileField(upload_to=document_upload_path, max_length=400)
     content_hash = models.CharField(max_length=64, blank=True, help_text="sha256 of the file")
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
+    status = models.CharField(
+        max_length=12, choices=Status.choices, default=Status.QUEUED, verbose_name=_("status")
+    )
     status_reason = models.CharField(max_length=500, blank=True)
     indexed_hash = models.CharField(max_length=64, blank=True, help_text="file hash last indexed")
     pages = models.PositiveIntegerField(default=0)
     chunk_count = models.PositiveIntegerField(default=0)
     embedded_count = models.PositiveIntegerField(default=0, help_text="chunks embedded last run")
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
     processed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -95,13 +100,13 @@ class Document(TenantOwnedModel):
 class ConversationSummary(TenantOwnedModel):
     """A summary of a resolved conversation; only approved ones are searchable."""
 
-    title = models.CharField(max_length=200)
+    title = models.CharField(max_length=200, verbose_name=_("title"))
     text = models.TextField()
     language = models.CharField(max_length=8, choices=LANGUAGE_CHOICES, blank=True)
     conversation_ref = models.CharField(max_length=64, blank=True)
     approved = models.BooleanField(default=False)
     approved_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         verbose_name_plural = "conversation summaries"
@@ -116,7 +121,7 @@ class Chunk(TenantOwnedModel):
         ConversationSummary, null=True, on_delete=models.CASCADE, related_name="+"
     )
     source_type = models.CharField(max_length=8, choices=SourceType.choices)
-    title = models.CharField(max_length=200)
+    title = models.CharField(max_length=200, verbose_name=_("title"))
     section_path = models.CharField(max_length=400, blank=True)
     position = models.PositiveIntegerField()
     text = models.TextField()

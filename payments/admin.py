@@ -225,10 +225,6 @@ class ReconciliationQueueAdmin(_ReviewAdmin):
         queryset = super().get_queryset(request)
         return queryset.filter(needs_review=True, reviewed_at__isnull=True)
 
-    def get_list_display(self, request: HttpRequest) -> Any:
-        shown = super().get_list_display(request)
-        return shown if request.user.is_superuser else tuple(f for f in shown if f != "tenant")
-
     @admin.display(description=_("payment"))
     def resolve_link(self, obj: PaymentEvent) -> str:
         return format_html(

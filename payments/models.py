@@ -12,6 +12,7 @@ import secrets
 
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from payments.hosts import DARAJA_HOSTS, PESAPAL_HOSTS, base_url_problem
 from tenants.fields import EncryptedSecretField
@@ -46,9 +47,11 @@ class CallbackSecret(models.Model):
 
     digest = models.CharField(max_length=64)
     purpose = models.CharField(max_length=16, choices=CallbackPurpose.choices)
-    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    tenant = models.ForeignKey(
+        Tenant, on_delete=models.CASCADE, related_name="+", verbose_name=_("tenant")
+    )
     secret = EncryptedSecretField()
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         constraints = [
@@ -83,7 +86,9 @@ class MpesaAccount(TenantOwnedModel):
         max_length=16, choices=Environment.choices, default=Environment.SANDBOX
     )
     base_url = models.URLField(blank=True, help_text="Blank: Safaricom's host for the environment")
-    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.PAYBILL)
+    kind = models.CharField(
+        max_length=8, choices=Kind.choices, default=Kind.PAYBILL, verbose_name=_("kind")
+    )
     shortcode = models.CharField(max_length=7, help_text="Paybill, or the till's store number")
     till_number = models.CharField(max_length=7, blank=True, help_text="Buy Goods only")
     consumer_key = models.CharField(max_length=128)
@@ -114,7 +119,7 @@ class MpesaAccount(TenantOwnedModel):
     b2c_shortcode = models.CharField(max_length=7, blank=True, help_text="B2C refunds only")
     security_credential = EncryptedSecretField(blank=True, default="")
     c2b_registered_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["tenant"], name="mpesa_account_per_tenant")]
@@ -139,7 +144,7 @@ class PesapalAccount(TenantOwnedModel):
     consumer_secret = EncryptedSecretField()
     ipn_id = models.CharField(max_length=64, blank=True, editable=False)
     ipn_url = models.URLField(max_length=300, blank=True, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         constraints = [
@@ -180,16 +185,21 @@ TERMINAL_STATUSES = frozenset(
 
 
 class PaymentMethod(models.TextChoices):
-    MPESA_STK = "mpesa_stk", "M-Pesa STK Push"
-    MPESA_C2B = "mpesa_c2b", "M-Pesa Paybill/Till"
-    PESAPAL_CARD = "pesapal_card", "Card via PesaPal"
+    MPESA_STK = "mpesa_stk", _("M-Pesa STK Push")
+    MPESA_C2B = "mpesa_c2b", _("M-Pesa Paybill/Till")
+    PESAPAL_CARD = "pesapal_card", _("Card via PesaPal")
 
 
 class PaymentRequest(TenantOwnedModel):
     """One attempt to collect money for an order (or an unmatched C2B payment)."""
 
     order = models.ForeignKey(
-        "commerce.Order", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        "commerce.Order",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("order"),
     )
     customer = models.ForeignKey(
         "tenants.Customer", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -202,7 +212,10 @@ class PaymentRequest(TenantOwnedModel):
     phone_e164 = models.CharField(max_length=16, blank=True)
     account_reference = models.CharField(max_length=20, blank=True)
     status = models.CharField(
-        max_length=24, choices=PaymentStatus.choices, default=PaymentStatus.PENDING
+        max_length=24,
+        choices=PaymentStatus.choices,
+        default=PaymentStatus.PENDING,
+        verbose_name=_("status"),
     )
     result_code = models.CharField(max_length=32, blank=True)
     result_desc = models.CharField(max_length=255, blank=True)
@@ -221,8 +234,8 @@ class PaymentRequest(TenantOwnedModel):
     last_queried_at = models.DateTimeField(null=True, blank=True)
     notified_status = models.CharField(max_length=24, blank=True)
     notifications_sent = models.PositiveSmallIntegerField(default=0)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
     completed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -290,8 +303,10 @@ class PaymentEvent(TenantOwnedModel):
     payment = models.ForeignKey(
         PaymentRequest, null=True, blank=True, on_delete=models.PROTECT, related_name="events"
     )
-    kind = models.CharField(max_length=20, choices=Kind.choices)
-    reference = models.CharField(max_length=80, blank=True, db_index=True)
+    kind = models.CharField(max_length=20, choices=Kind.choices, verbose_name=_("kind"))
+    reference = models.CharField(
+        max_length=80, blank=True, db_index=True, verbose_name=_("reference")
+    )
     raw_body = models.TextField(blank=True)
     source_ip = models.GenericIPAddressField(null=True, blank=True)
     received_at = models.DateTimeField(auto_now_add=True)
@@ -322,7 +337,7 @@ class TransactionStatusCheck(TenantOwnedModel):
     payment = models.ForeignKey(PaymentRequest, on_delete=models.PROTECT, related_name="+")
     originator_conversation_id = models.CharField(max_length=64, unique=True)
     conversation_id = models.CharField(max_length=64, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     answered_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
@@ -359,7 +374,9 @@ class Refund(TenantOwnedModel):
     not fail is checked. Never twice: one refund per idempotency key (the return
     request or the cancellation it is for)."""
 
-    order = models.ForeignKey("commerce.Order", on_delete=models.PROTECT, related_name="+")
+    order = models.ForeignKey(
+        "commerce.Order", on_delete=models.PROTECT, related_name="+", verbose_name=_("order")
+    )
     payment = models.ForeignKey(
         PaymentRequest, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
@@ -367,7 +384,10 @@ class Refund(TenantOwnedModel):
     amount = models.DecimalField(max_digits=12, decimal_places=2)
     method = models.CharField(max_length=16, choices=RefundMethod.choices)
     status = models.CharField(
-        max_length=12, choices=RefundStatus.choices, default=RefundStatus.REQUESTED
+        max_length=12,
+        choices=RefundStatus.choices,
+        default=RefundStatus.REQUESTED,
+        verbose_name=_("status"),
     )
     reason = models.CharField(max_length=200, blank=True)
     actor = models.CharField(max_length=80, blank=True)
@@ -377,7 +397,7 @@ class Refund(TenantOwnedModel):
     conversation_id = models.CharField(max_length=64, blank=True)
     provider_reference = models.CharField(max_length=64, blank=True)
     result_note = models.CharField(max_length=255, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     submitted_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
     # A submitted refund whose outcome never came is asked about (payments/refund_checks):

@@ -128,8 +128,10 @@ class StaffInviteForm(forms.ModelForm):
         model = TenantMembership
         fields = ("tenant", "role", "display_name")
         help_texts = {
-            "display_name": "What customers read when this person joins their chat, "
-            "e.g. 'Achieng'. Empty: their first name, else 'someone from our team'."
+            "display_name": _(
+                "What customers read when this person joins their chat, "
+                "e.g. 'Achieng'. Empty: their first name, else 'someone from our team'."
+            )
         }
 
     def clean_login(self) -> str:
@@ -212,10 +214,6 @@ class CustomerAdmin(TenantScopedAdmin):
         "first_seen",
         "last_seen",
     )
-
-    def get_list_display(self, request: HttpRequest) -> Any:
-        shown = super().get_list_display(request)
-        return shown if request.user.is_superuser else tuple(f for f in shown if f != "tenant")
 
     def get_form(
         self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any

@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, models
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.utils.translation import gettext_lazy as _
 
 from tenants.models import Tenant, TenantMembership, TenantOwnedModel
 from tenants.roles import RoleCheckedActions, is_owner, request_role
@@ -46,6 +47,11 @@ class TenantScopedAdmin(RoleCheckedActions):
         tenant_id = request_tenant_id(request)
         return queryset.filter(tenant_id=tenant_id) if tenant_id else queryset.none()
 
+    def get_list_display(self, request: HttpRequest) -> Any:
+        # A shop's staff see their own shop's rows only: a column naming it says nothing.
+        shown = super().get_list_display(request)
+        return shown if request.user.is_superuser else tuple(f for f in shown if f != "tenant")
+
     def formfield_for_foreignkey(
         self, db_field: models.ForeignKey[Any, Any], request: HttpRequest, **kwargs: Any
     ) -> forms.ModelChoiceField | None:
@@ -58,6 +64,7 @@ class TenantScopedAdmin(RoleCheckedActions):
             field.queryset = Tenant.objects.filter(pk=tenant_id)
             field.initial = tenant_id
             field.disabled = True  # kept in the form so unique checks see the tenant
+            field.label = _("Shop")
         elif isinstance(related, type) and issubclass(related, TenantOwnedModel):
             field.queryset = related.objects.filter(tenant_id=tenant_id)  # type: ignore[attr-defined]
         elif related is get_user_model():

@@ -11,6 +11,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, RegexValidator
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 from pydantic import ValidationError as PydanticValidationError
 
 from tenants import config
@@ -19,9 +20,9 @@ from tenants.phone import InvalidPhoneNumber, normalize_phone, whatsapp_address
 
 LANGUAGE_CHOICES = [("en", "English"), ("sw", "Kiswahili"), ("sheng", "Sheng")]
 PAYMENT_METHOD_CHOICES = [
-    ("mpesa_stk", "M-Pesa STK Push"),
-    ("mpesa_c2b", "M-Pesa Paybill/Till (C2B)"),
-    ("pesapal_card", "Card via PesaPal"),
+    ("mpesa_stk", _("M-Pesa STK Push")),
+    ("mpesa_c2b", _("M-Pesa Paybill/Till")),
+    ("pesapal_card", _("Card via PesaPal")),
 ]
 
 
@@ -56,9 +57,9 @@ class Tenant(models.Model):
         SUSPENDED = "suspended"
 
     class Tone(models.TextChoices):
-        FRIENDLY = "friendly"
-        PROFESSIONAL = "professional"
-        PLAYFUL = "playful"
+        FRIENDLY = "friendly", _("Friendly")
+        PROFESSIONAL = "professional", _("Professional")
+        PLAYFUL = "playful", _("Playful")
 
     class Plan(models.TextChoices):
         # journeys.llm.settings.PLANS names the same plans (settings load before models).
@@ -67,9 +68,11 @@ class Tenant(models.Model):
         PRO = "pro"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    slug = models.SlugField(max_length=50, unique=True)
-    name = models.CharField(max_length=120)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    slug = models.SlugField(max_length=50, unique=True, verbose_name=_("slug"))
+    name = models.CharField(max_length=120, verbose_name=_("name"))
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.ACTIVE, verbose_name=_("status")
+    )
     plan = models.CharField(
         max_length=16,
         choices=Plan.choices,
@@ -97,8 +100,8 @@ class Tenant(models.Model):
     compliance = models.JSONField(default=dict, blank=True)
     timezone = models.CharField(max_length=64, default="Africa/Nairobi")
     handoff = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
         constraints = [
@@ -165,12 +168,17 @@ class TenantMembership(TenantOwnedModel):
     rls_extra_read = "user_id = tulia_current_staff_user()"
 
     user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tenant_membership"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="tenant_membership",
+        verbose_name=_("user"),
     )
-    role = models.CharField(max_length=8, choices=Role.choices, default=Role.AGENT)
+    role = models.CharField(
+        max_length=8, choices=Role.choices, default=Role.AGENT, verbose_name=_("role")
+    )
     # What customers read when this person joins a chat (the login name stays internal).
-    display_name = models.CharField(max_length=60, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    display_name = models.CharField(max_length=60, blank=True, verbose_name=_("display name"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         constraints = [
@@ -193,8 +201,8 @@ class WhatsAppSender(TenantOwnedModel):
     label = models.CharField(max_length=60, blank=True)
     twilio_account_sid = models.CharField(max_length=34, validators=[twilio_account_sid_validator])
     twilio_auth_token = EncryptedSecretField()
-    is_active = models.BooleanField(default=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    is_active = models.BooleanField(default=True, verbose_name=_("is active"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         constraints = [
@@ -235,16 +243,24 @@ class Customer(TenantOwnedModel):
     """A WhatsApp customer of one tenant; the same person at two shops is two rows."""
 
     phone_e164 = models.CharField(max_length=16)
-    display_name = models.CharField(max_length=120, blank=True)
+    display_name = models.CharField(max_length=120, blank=True, verbose_name=_("display name"))
     language_preference = models.CharField(
-        max_length=8, choices=LANGUAGE_CHOICES, blank=True, help_text="Blank means unknown"
+        max_length=8,
+        choices=LANGUAGE_CHOICES,
+        blank=True,
+        help_text=_("Blank means unknown"),
+        verbose_name=_("language preference"),
     )
-    marketing_opt_in = models.BooleanField(default=False)
-    notifications_opt_in = models.BooleanField(default=True)
-    consent_withdrawn_at = models.DateTimeField(null=True, blank=True)
-    tags = ArrayField(models.CharField(max_length=40), default=list, blank=True, size=50)
-    first_seen = models.DateTimeField(auto_now_add=True)
-    last_seen = models.DateTimeField(null=True, blank=True)
+    marketing_opt_in = models.BooleanField(default=False, verbose_name=_("marketing opt in"))
+    notifications_opt_in = models.BooleanField(default=True, verbose_name=_("notifications opt in"))
+    consent_withdrawn_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("consent withdrawn at")
+    )
+    tags = ArrayField(
+        models.CharField(max_length=40), default=list, blank=True, size=50, verbose_name=_("tags")
+    )
+    first_seen = models.DateTimeField(auto_now_add=True, verbose_name=_("first seen"))
+    last_seen = models.DateTimeField(null=True, blank=True, verbose_name=_("last seen"))
 
     class Meta:
         constraints = [
@@ -284,12 +300,12 @@ class ConsentEvent(TenantOwnedModel):
         IMPORT = "import"
 
     customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="+")
-    kind = models.CharField(max_length=16, choices=Kind.choices)
+    kind = models.CharField(max_length=16, choices=Kind.choices, verbose_name=_("kind"))
     action = models.CharField(max_length=16, choices=Action.choices)
-    source = models.CharField(max_length=16, choices=Source.choices)
+    source = models.CharField(max_length=16, choices=Source.choices, verbose_name=_("source"))
     evidence = models.CharField(max_length=500, blank=True, help_text="e.g. the message text")
     request_id = models.CharField(max_length=64, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         indexes = [models.Index(fields=["tenant", "customer", "created_at"], name="consent_log")]

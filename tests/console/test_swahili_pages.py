@@ -1,6 +1,6 @@
 """How much of what a shop owner reads is in Kiswahili, measured on the rendered pages
 rather than on the catalog (which holds only the strings marked for translation):
-every label, column heading, button, menu entry and title
+every label, column heading, button, menu entry, help text and title
 of the owner's pages, read once in English and once in Kiswahili. A piece that reads
 the same in both is untranslated (the shop's own data, names and amounts, is not among
 these pieces). The issue's target is 95 %; `pytest -k mostly_in_swahili` with the
@@ -14,21 +14,27 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from tenants.context import tenant_context
+from tenants.models import Customer, WhatsAppSender
 from tests.console.conftest import login, paid_order, sized_shoe
+from tulia.commerce.models import CatalogItem
+from tulia.console.site import SECTIONS
 
 pytestmark = pytest.mark.django_db
 # Elements whose text is the console's own wording, not the shop's data.
 WORDING = {"th", "label", "button", "h1", "h2", "h3", "legend", "caption", "option"}
 # The same in both languages by nature: brand and method names, units, codes.
 # Language names are written in their own language on purpose.
+# Menu sections, "Add ..." buttons and help texts under fields are wording too.
+_CLASSED = {("a", "section"), ("a", "addlink")}
 SAME_IN_BOTH = {
     "KES", "M-Pesa", "PesaPal", "WhatsApp", "Tulia", "CSV", "SKU", "---------",
     "English", "Kiswahili", "Sheng",
 }  # fmt: skip
-# Measured 2026-11-25 (see docs/console.md); the issue asks 95 %. The floor keeps the
-# share from sliding back while the rest (field names of models outside the console,
-# not marked for translation) is done.
-FLOOR = 0.70
+# Measured 2026-11-27 on the pages below: 100 % (70.8 % on nine pages before the field
+# names of models outside the console were marked). The issue asks 95 %; the floor leaves
+# room for one new label while its translation is written, no more.
+FLOOR = 0.99
 
 
 SHOP_DATA: set[str] = set()  # the shop's own names, filled as the pages are made
@@ -41,7 +47,8 @@ class _Wording(HTMLParser):
         self.pieces: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in WORDING or (tag == "a" and ("class", "section") in attrs):
+        classes = dict(attrs).get("class") or ""
+        if tag in WORDING or (tag, classes) in _CLASSED or (tag == "div" and "help" in classes):
             self.open.append(tag)
             self.pieces.append("")
         for name, value in attrs:
@@ -65,18 +72,27 @@ def _wording(client: Client, url: str) -> list[str]:
 
 def _owner_pages(tenant) -> list[str]:
     order, shoe = paid_order(tenant), sized_shoe(tenant, "Jordan 1")
-    SHOP_DATA.update({tenant.name, shoe.name, order.reference})
-    return [
-        reverse("admin:index"),
-        reverse("admin:commerce_order_changelist"),
+    with tenant_context(tenant.id):
+        customer = Customer.objects.get(pk=order.customer_id)
+        # Forms offer the shop's products and WhatsApp numbers by name in their lists.
+        products = list(CatalogItem.objects.values_list("name", flat=True))
+        senders = [str(sender) for sender in WhatsAppSender.objects.all()]
+    SHOP_DATA.update({tenant.name, order.reference, "owner_words", *products, *senders})
+    SHOP_DATA.update({customer.display_name, customer.phone_e164})
+    changed = [
         reverse("admin:commerce_order_change", args=[order.pk]),
-        reverse("admin:commerce_catalogitem_changelist"),
         reverse("admin:commerce_catalogitem_change", args=[shoe.pk]),
-        reverse("admin:payments_paymenttoreconcile_changelist"),
+        reverse("admin:tenants_customer_change", args=[order.customer_id]),
         reverse("admin:tenants_tenant_change", args=[tenant.pk]),
-        reverse("admin:handoff_handoffticket_changelist"),
-        reverse("admin:kb_knowledgegap_changelist"),
     ]
+    # Every page of the owner's menu, as the menu lists it, and the forms an owner fills.
+    lists = [reverse(f"admin:{label.replace('.', '_').lower()}_changelist") for label in MENU]
+    added = [reverse(f"admin:{label.replace('.', '_').lower()}_add") for label in ADD_FORMS]
+    return [reverse("admin:index"), *changed, *lists, *added]
+
+
+MENU = [label for _key, _title, models in SECTIONS for label, _name in models] + ["payments.Refund"]
+ADD_FORMS = ["commerce.Offer", "commerce.Category", "handoff.CannedReply", "campaigns.Campaign"]
 
 
 def _translated_share(tenant) -> tuple[float, list[str]]:
@@ -92,7 +108,8 @@ def _translated_share(tenant) -> tuple[float, list[str]]:
 
 
 def _is_wording(piece: str) -> bool:
-    return any(c.isalpha() for c in piece) and piece not in SAME_IN_BOTH | SHOP_DATA
+    # A form label ends in a colon: "SKU:" is the code's name as much as "SKU" is.
+    return any(c.isalpha() for c in piece) and piece.rstrip(":") not in SAME_IN_BOTH | SHOP_DATA
 
 
 def test_what_an_owner_reads_is_mostly_in_swahili(tenant, stranger) -> None:

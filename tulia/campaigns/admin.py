@@ -17,6 +17,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext_lazy as _
 from pydantic import ValidationError as SegmentError
 
 from tenants.accessors import get_tenant
@@ -121,7 +122,7 @@ class CampaignAdmin(TenantScopedAdmin):
             fields += ("name", "template", "sender", "variables", "audience", "scheduled_at")
         return fields
 
-    @admin.display(description="Preview")
+    @admin.display(description=_("Preview"))
     def preview(self, obj: Campaign) -> str:
         if obj.pk is None:
             return "Save the draft to see how many customers it reaches and what it costs."
@@ -136,7 +137,7 @@ class CampaignAdmin(TenantScopedAdmin):
             f"at KES {seen.price_kes} a marketing message"
         )
 
-    @admin.display(description="Live figures")
+    @admin.display(description=_("Live figures"))
     def figures(self, obj: Campaign) -> str:
         if obj.pk is None:
             return "-"

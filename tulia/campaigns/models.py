@@ -15,6 +15,7 @@ from decimal import Decimal
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from tenants.models import Customer, TenantOwnedModel, WhatsAppSender
 from tulia.conversations.models import OutboundMessage
@@ -24,34 +25,38 @@ from tulia.whatsapp.models import MessageTemplate
 class MessagingSettings(TenantOwnedModel):
     """A shop's rules for messages it starts: quiet hours, prices, nudges and their cap."""
 
-    quiet_from = models.TimeField(default=time(21, 0), help_text="Shop time; nothing starts")
-    quiet_until = models.TimeField(default=time(8, 0), help_text="…until this shop time")
+    quiet_from = models.TimeField(default=time(21, 0), help_text=_("Shop time; nothing starts"))
+    quiet_until = models.TimeField(default=time(8, 0), help_text=_("…until this shop time"))
     marketing_price_kes = models.DecimalField(
         max_digits=8, decimal_places=4, default=Decimal("0.8600"),
-        help_text="What one marketing message costs the shop (KES), for previews",
+        help_text=_("What one marketing message costs the shop (KES), for previews"),
     )  # fmt: skip
     utility_price_kes = models.DecimalField(
         max_digits=8, decimal_places=4, default=Decimal("0.2500")
     )
-    abandoned_cart = models.BooleanField(default=False, help_text="Nudge unpaid orders")
+    abandoned_cart = models.BooleanField(default=False, help_text=_("Nudge unpaid orders"))
     abandoned_cart_hours = models.PositiveSmallIntegerField(
         default=4, validators=[MinValueValidator(1), MaxValueValidator(72)]
     )
-    back_in_stock = models.BooleanField(default=False, help_text="Tell customers who asked")
-    payment_reminder = models.BooleanField(default=False, help_text="Remind pending Paybill orders")
+    back_in_stock = models.BooleanField(default=False, help_text=_("Tell customers who asked"))
+    payment_reminder = models.BooleanField(
+        default=False, help_text=_("Remind pending Paybill orders")
+    )
     payment_reminder_hours = models.PositiveSmallIntegerField(
         default=2, validators=[MinValueValidator(1), MaxValueValidator(72)]
     )
-    delivery_followup = models.BooleanField(default=False, help_text="Ask delivered orders to rate")
+    delivery_followup = models.BooleanField(
+        default=False, help_text=_("Ask delivered orders to rate")
+    )
     delivery_followup_hours = models.PositiveSmallIntegerField(
         default=24, validators=[MinValueValidator(1), MaxValueValidator(168)]
     )
     nudges_per_customer = models.PositiveSmallIntegerField(
-        default=2, validators=[MaxValueValidator(10)], help_text="At most this many nudges…"
+        default=2, validators=[MaxValueValidator(10)], help_text=_("At most this many nudges…")
     )
     nudge_cap_days = models.PositiveSmallIntegerField(
         default=7, validators=[MinValueValidator(1), MaxValueValidator(60)],
-        help_text="…per customer in this many days",
+        help_text=_("…per customer in this many days"),
     )  # fmt: skip
 
     class Meta:
@@ -77,31 +82,45 @@ class Campaign(TenantOwnedModel):
         CANCELLED = "cancelled"
         DONE = "done"
 
-    name = models.CharField(max_length=120)
-    template = models.ForeignKey(MessageTemplate, on_delete=models.PROTECT, related_name="+")
-    sender = models.ForeignKey(WhatsAppSender, on_delete=models.PROTECT, related_name="+")
+    name = models.CharField(max_length=120, verbose_name=_("name"))
+    template = models.ForeignKey(
+        MessageTemplate, on_delete=models.PROTECT, related_name="+", verbose_name=_("template")
+    )
+    sender = models.ForeignKey(
+        WhatsAppSender, on_delete=models.PROTECT, related_name="+", verbose_name=_("sender")
+    )
     variables = models.JSONField(
-        default=dict, blank=True, help_text='The template\'s variables, e.g. {"1": "Friday"}'
+        default=dict,
+        blank=True,
+        help_text=_('The template\'s variables, e.g. {"1": "Friday"}'),
+        verbose_name=_("variables"),
     )
     audience = models.JSONField(
-        default=dict, blank=True, help_text="Segment filters (see tulia/campaigns/audience.py)"
+        default=dict,
+        blank=True,
+        help_text=_("Which customers receive it, by tag or language"),
+        verbose_name=_("audience"),
     )
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.DRAFT)
-    scheduled_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(
+        max_length=12, choices=Status.choices, default=Status.DRAFT, verbose_name=_("status")
+    )
+    scheduled_at = models.DateTimeField(null=True, blank=True, verbose_name=_("scheduled at"))
     rate_per_second = models.PositiveSmallIntegerField(
         default=20, validators=[MinValueValidator(1), MaxValueValidator(80)],
-        help_text="Sends per second (Twilio takes up to 80 per WhatsApp number)",
-    )  # fmt: skip
+        help_text=_("Messages sent per second (WhatsApp takes up to 80 per number)"),
+    verbose_name=_("rate per second"),)  # fmt: skip
     attribution_days = models.PositiveSmallIntegerField(
         default=3, validators=[MinValueValidator(1), MaxValueValidator(30)],
-        help_text="Orders within this many days of the message count for the campaign",
-    )  # fmt: skip
+        help_text=_("Orders within this many days of the message count for the campaign"),
+    verbose_name=_("attribution days"),)  # fmt: skip
     audience_built = models.BooleanField(default=False, editable=False)
     next_run_at = models.DateTimeField(null=True, blank=True, editable=False)
-    pause_reason = models.CharField(max_length=300, blank=True, editable=False)
+    pause_reason = models.CharField(
+        max_length=300, blank=True, editable=False, verbose_name=_("pause reason")
+    )
     started_at = models.DateTimeField(null=True, blank=True, editable=False)
     finished_at = models.DateTimeField(null=True, blank=True, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         indexes = [models.Index(fields=["status", "next_run_at"], name="campaign_due")]
@@ -136,7 +155,9 @@ class CampaignRecipient(TenantOwnedModel):
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
     customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="+")
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
+    status = models.CharField(
+        max_length=8, choices=Status.choices, default=Status.QUEUED, verbose_name=_("status")
+    )
     doubt = models.CharField(max_length=8, choices=Doubt.choices, default="", blank=True)
     outbound = models.ForeignKey(
         OutboundMessage, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -160,9 +181,9 @@ class CampaignEvent(TenantOwnedModel):
     """What the owner is told about a campaign: spread over days, paused, finished."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
-    kind = models.CharField(max_length=24)
+    kind = models.CharField(max_length=24, verbose_name=_("kind"))
     text = models.CharField(max_length=500)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         ordering = ("-created_at", "-id")
@@ -181,14 +202,14 @@ class Nudge(TenantOwnedModel):
         PAYMENT_REMINDER = "payment_reminder"
         DELIVERY_FOLLOWUP = "delivery_followup"
 
-    kind = models.CharField(max_length=20, choices=Kind.choices)
-    subject = models.CharField(max_length=40, help_text="order reference or item id")
+    kind = models.CharField(max_length=20, choices=Kind.choices, verbose_name=_("kind"))
+    subject = models.CharField(max_length=40, help_text=_("order reference or item id"))
     customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="+")
     outbound = models.ForeignKey(
         OutboundMessage, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     outcome = models.CharField(max_length=300, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         constraints = [
@@ -206,8 +227,10 @@ class StockRequest(TenantOwnedModel):
     """A customer asked for an item that was out of stock: told when it is back."""
 
     customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="+")
-    item = models.ForeignKey("commerce.CatalogItem", on_delete=models.CASCADE, related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True)
+    item = models.ForeignKey(
+        "commerce.CatalogItem", on_delete=models.CASCADE, related_name="+", verbose_name=_("item")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     notified_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -15,6 +15,7 @@ import secrets
 
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from tenants.fields import EncryptedSecretField
 from tenants.models import TenantOwnedModel
@@ -62,7 +63,7 @@ class StoreConnection(TenantOwnedModel):
     stock_owner = models.CharField(
         max_length=8, choices=StockOwner.choices, default=StockOwner.PLATFORM
     )
-    is_active = models.BooleanField(default=True)
+    is_active = models.BooleanField(default=True, verbose_name=_("is active"))
     import_status = models.CharField(
         max_length=8, choices=ImportStatus.choices, default=ImportStatus.IDLE, editable=False
     )
@@ -75,7 +76,7 @@ class StoreConnection(TenantOwnedModel):
     # number superseded stops before applying another page (two never write at once).
     import_run = models.PositiveIntegerField(default=0, editable=False)
     import_progress_at = models.DateTimeField(null=True, blank=True, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         constraints = [
@@ -106,7 +107,11 @@ class ExternalProduct(TenantOwnedModel):
     connection = models.ForeignKey(StoreConnection, on_delete=models.CASCADE, related_name="+")
     external_id = models.CharField(max_length=64)
     item = models.OneToOneField(
-        CatalogItem, null=True, on_delete=models.SET_NULL, related_name="external"
+        CatalogItem,
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="external",
+        verbose_name=_("item"),
     )
     upstream_updated_at = models.DateTimeField()
     deleted_upstream = models.BooleanField(default=False)
@@ -179,7 +184,10 @@ class WebhookDelivery(TenantOwnedModel):
     raw_body = models.TextField()
     headers = models.JSONField(default=dict)
     status = models.CharField(
-        max_length=10, choices=DeliveryStatus.choices, default=DeliveryStatus.RECEIVED
+        max_length=10,
+        choices=DeliveryStatus.choices,
+        default=DeliveryStatus.RECEIVED,
+        verbose_name=_("status"),
     )
     error = models.CharField(max_length=400, blank=True)
     received_at = models.DateTimeField()
@@ -207,13 +215,18 @@ class ConflictKind(models.TextChoices):
 
 class SyncConflict(TenantOwnedModel):
     connection = models.ForeignKey(StoreConnection, on_delete=models.CASCADE, related_name="+")
-    kind = models.CharField(max_length=20, choices=ConflictKind.choices)
+    kind = models.CharField(max_length=20, choices=ConflictKind.choices, verbose_name=_("kind"))
     external_id = models.CharField(max_length=64)
     item = models.ForeignKey(
-        CatalogItem, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        CatalogItem,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("item"),
     )
     detail = models.CharField(max_length=400)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     resolved_at = models.DateTimeField(null=True, blank=True)
     resolved_by = models.CharField(max_length=80, blank=True)
 
@@ -251,14 +264,16 @@ class UpstreamOrder(TenantOwnedModel):
     WooCommerce meta field), so an attempt whose answer was lost is found, not repeated."""
 
     connection = models.ForeignKey(StoreConnection, on_delete=models.CASCADE, related_name="+")
-    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="+")
+    order = models.ForeignKey(
+        Order, on_delete=models.CASCADE, related_name="+", verbose_name=_("order")
+    )
     key = models.CharField(max_length=80)
     upstream_id = models.CharField(max_length=100, blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)
     # A worker sending it holds this lease; another finding it live waits its turn.
     claimed_until = models.DateTimeField(null=True, blank=True)
     last_error = models.CharField(max_length=400, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     pushed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

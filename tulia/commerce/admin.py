@@ -239,7 +239,7 @@ class TodoFilter(admin.SimpleListFilter):
         return queryset
 
 
-@role_action("commerce.order.refund", description="Refund cancelled paid orders")
+@role_action("commerce.order.refund", description=_("Refund cancelled paid orders"))
 def refund_cancelled(
     modeladmin: admin.ModelAdmin[Any], request: HttpRequest, queryset: QuerySet[Order]
 ) -> None:

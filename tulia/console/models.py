@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from tenants.models import LANGUAGE_CHOICES
 
@@ -13,7 +14,10 @@ ADMIN_LANGUAGES = [choice for choice in LANGUAGE_CHOICES if choice[0] in ("en", 
 
 class StaffPreference(models.Model):
     user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="console_preference"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="console_preference",
+        verbose_name=_("user"),
     )
     language = models.CharField(max_length=8, choices=ADMIN_LANGUAGES, default="en")
 

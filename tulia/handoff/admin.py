@@ -11,6 +11,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.timesince import timesince
+from django.utils.translation import gettext_lazy as _
 
 from tenants.admin_scoping import TenantScopedAdmin
 from tenants.roles import role_action
@@ -89,7 +90,7 @@ class HandoffTicketAdmin(TenantScopedAdmin):
     def changelist_view(
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None
     ) -> HttpResponse:
-        titled = {"title": "Inbox: customers waiting and chats in progress"}
+        titled = {"title": _("Inbox: customers waiting and chats in progress")}
         return super().changelist_view(request, {**titled, **(extra_context or {})})
 
     def change_view(

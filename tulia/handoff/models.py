@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from tenants.models import Customer, TenantOwnedModel
 from tulia.conversations.models import Conversation
@@ -46,10 +47,12 @@ OPEN_TICKET_STATUSES = (TicketStatus.OPEN, TicketStatus.ASSIGNED)
 class HandoffTicket(TenantOwnedModel):
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="+")
     customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="+")
-    category = models.CharField(max_length=24, choices=Category.choices)
+    category = models.CharField(max_length=24, choices=Category.choices, verbose_name=_("category"))
     priority = models.CharField(max_length=8, choices=Priority.choices, default=Priority.NORMAL)
     reason = models.CharField(max_length=300)
-    status = models.CharField(max_length=12, choices=TicketStatus.choices, default="open")
+    status = models.CharField(
+        max_length=12, choices=TicketStatus.choices, default="open", verbose_name=_("status")
+    )
     # How the desk answered at opening time: reconnected, queued, after_hours, no_agents.
     outcome = models.CharField(max_length=16, blank=True)
     # Everything an agent needs without asking the customer again (TicketContext).
@@ -94,12 +97,12 @@ class TicketEvent(TenantOwnedModel):
         CLOSED = "closed"
 
     ticket = models.ForeignKey(HandoffTicket, on_delete=models.CASCADE, related_name="events")
-    kind = models.CharField(max_length=16, choices=Kind.choices)
+    kind = models.CharField(max_length=16, choices=Kind.choices, verbose_name=_("kind"))
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    body = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    body = models.TextField(blank=True, verbose_name=_("body"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         indexes = [models.Index(fields=["tenant", "ticket", "id"], name="ticket_events")]
@@ -115,20 +118,25 @@ class AgentPresence(TenantOwnedModel):
         OFFLINE = "offline"
 
     user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="handoff_presence"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="handoff_presence",
+        verbose_name=_("user"),
     )
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.OFFLINE)
+    status = models.CharField(
+        max_length=8, choices=Status.choices, default=Status.OFFLINE, verbose_name=_("status")
+    )
     # Blank uses the tenant's handoff agent_capacity.
     capacity = models.PositiveSmallIntegerField(null=True, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     def __str__(self) -> str:
         return f"{self.user} ({self.status})"
 
 
 class CannedReply(TenantOwnedModel):
-    title = models.CharField(max_length=80)
-    body = models.TextField(max_length=1500)
+    title = models.CharField(max_length=80, verbose_name=_("title"))
+    body = models.TextField(max_length=1500, verbose_name=_("body"))
 
     class Meta:
         verbose_name_plural = "canned replies"

@@ -8,6 +8,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from tenants.models import Customer, TenantOwnedModel
 from tulia.commerce.models import Order
@@ -42,7 +43,7 @@ class ReturnPolicy(TenantOwnedModel):
     )
     # Bumped on every save so each verdict names the policy it was decided under.
     version = models.PositiveIntegerField(default=1, editable=False)
-    updated_at = models.DateTimeField(auto_now=True)
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
         verbose_name_plural = "return policies"
@@ -90,7 +91,9 @@ class ReturnRequest(TenantOwnedModel):
         REFUND = "refund"
         EXCHANGE = "exchange"
 
-    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="+")
+    order = models.ForeignKey(
+        Order, on_delete=models.CASCADE, related_name="+", verbose_name=_("order")
+    )
     customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="+")
     action = models.CharField(max_length=8, choices=Action.choices)
     skus = ArrayField(models.CharField(max_length=64), default=list)
@@ -111,7 +114,7 @@ class ReturnRequest(TenantOwnedModel):
     decided_by = models.CharField(max_length=80, blank=True)
     decided_at = models.DateTimeField(null=True, blank=True)
     received_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         constraints = [

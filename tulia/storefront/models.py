@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from tenants.models import TenantOwnedModel
 
@@ -38,9 +39,9 @@ class SourceVisits(TenantOwnedModel):
     taps on "Order on WhatsApp", so the shop sees which links bring customers."""
 
     day = models.DateField()
-    source = models.CharField(max_length=40)
-    visits = models.PositiveIntegerField(default=0)
-    order_taps = models.PositiveIntegerField(default=0)
+    source = models.CharField(max_length=40, verbose_name=_("source"))
+    visits = models.PositiveIntegerField(default=0, verbose_name=_("visits"))
+    order_taps = models.PositiveIntegerField(default=0, verbose_name=_("order taps"))
 
     class Meta:
         verbose_name = "visits by source"

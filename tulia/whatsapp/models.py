@@ -12,6 +12,7 @@ import re
 
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from tenants.models import TenantOwnedModel, WhatsAppSender
 from tulia.conversations.models import OutboundMessage
@@ -71,21 +72,27 @@ class MessageTemplate(TenantOwnedModel):
         blank=True,
     )
     name = models.CharField(
-        max_length=64, help_text="WhatsApp template name: lowercase letters, digits, underscores"
+        max_length=64,
+        help_text="WhatsApp template name: lowercase letters, digits, underscores",
+        verbose_name=_("name"),
     )
     language = models.CharField(max_length=8, choices=TEMPLATE_LANGUAGES)
-    category = models.CharField(max_length=16, choices=Category.choices)
-    body = models.TextField(help_text="Text with numbered variables {{1}}, {{2}}, …")
+    category = models.CharField(max_length=16, choices=Category.choices, verbose_name=_("category"))
+    body = models.TextField(
+        help_text="Text with numbered variables {{1}}, {{2}}, …", verbose_name=_("body")
+    )
     examples = models.JSONField(
         default=dict, blank=True, help_text='An example per variable, e.g. {"1": "KIC-1042"}'
     )
     content_sid = models.CharField(max_length=34, blank=True)
     account_sid = models.CharField(max_length=34, blank=True)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.DRAFT, verbose_name=_("status")
+    )
     rejection_reason = models.CharField(max_length=500, blank=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
     synced_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         constraints = [
@@ -129,12 +136,14 @@ class SenderLimit(TenantOwnedModel):
         T100K = "100000", "100,000 a day"
         UNLIMITED = "unlimited", "Unlimited"
 
-    sender = models.OneToOneField(WhatsAppSender, on_delete=models.CASCADE, related_name="+")
+    sender = models.OneToOneField(
+        WhatsAppSender, on_delete=models.CASCADE, related_name="+", verbose_name=_("sender")
+    )
     tier = models.CharField(max_length=10, choices=Tier.choices, default=Tier.T250)
     utility_reserve_percent = models.PositiveSmallIntegerField(
         default=20, help_text="Share of the tier that marketing may never use (0 to 90)"
     )
-    updated_at = models.DateTimeField(auto_now=True)
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
         constraints = [

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from tenants.models import TenantOwnedModel
 
@@ -27,10 +28,12 @@ class ApiScope(models.TextChoices):
 class ApiKey(TenantOwnedModel):
     rls_extra_read = f"prefix = current_setting('{PREFIX_SETTING}', true)"
 
-    name = models.CharField(max_length=80, help_text="Which system uses it, e.g. 'POS sync'")
+    name = models.CharField(
+        max_length=80, help_text="Which system uses it, e.g. 'POS sync'", verbose_name=_("name")
+    )
     prefix = models.CharField(max_length=16, unique=True, editable=False)
     secret_hash = models.CharField(max_length=64, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
     revoked_at = models.DateTimeField(null=True, blank=True)
     scopes = ArrayField(

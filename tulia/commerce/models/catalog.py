@@ -8,6 +8,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 from pgvector.django import HnswIndex, VectorField
 
 from tenants.models import TenantOwnedModel
@@ -16,10 +17,15 @@ from tulia.embeddings.base import EMBEDDING_DIMENSIONS
 
 
 class Category(TenantOwnedModel):
-    name = models.CharField(max_length=80)
-    slug = models.SlugField(max_length=80)
+    name = models.CharField(max_length=80, verbose_name=_("name"))
+    slug = models.SlugField(max_length=80, verbose_name=_("slug"))
     parent = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children"
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="children",
+        verbose_name=_("parent"),
     )
 
     class Meta:
@@ -35,24 +41,40 @@ class Category(TenantOwnedModel):
 class CatalogItem(TenantOwnedModel):
     """A product. Stock and price live here unless the item has variants."""
 
-    sku = models.CharField(max_length=64)
-    name = models.CharField(max_length=160)
-    description = models.TextField(blank=True)
-    brand = models.CharField(max_length=80, blank=True)
+    sku = models.CharField(max_length=64, verbose_name=_("SKU"))
+    name = models.CharField(max_length=160, verbose_name=_("name"))
+    description = models.TextField(blank=True, verbose_name=_("description"))
+    brand = models.CharField(max_length=80, blank=True, verbose_name=_("brand"))
     category = models.ForeignKey(
-        Category, null=True, blank=True, on_delete=models.SET_NULL, related_name="items"
+        Category,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="items",
+        verbose_name=_("category"),
     )
     # Other names customers use: Swahili, Sheng, common misspellings ("raba", "viatu").
-    aliases = ArrayField(models.CharField(max_length=60), default=list, blank=True, size=30)
-    attributes = models.JSONField(default=dict, blank=True, help_text='e.g. {"gender": "men"}')
+    aliases = ArrayField(
+        models.CharField(max_length=60),
+        default=list,
+        blank=True,
+        size=30,
+        verbose_name=_("aliases"),
+    )
+    attributes = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text=_('e.g. {"gender": "men"}'),
+        verbose_name=_("attributes"),
+    )
     price = money_field(validators=[validate_whole_shillings])
-    stock = models.PositiveIntegerField(default=0)
+    stock = models.PositiveIntegerField(default=0, verbose_name=_("stock"))
     # Off for goods the shop does not count (a store synced with stock tracking off):
     # they are sold as available and no count is ever quoted; `stock` is then unused.
-    stock_tracked = models.BooleanField(default=True)
-    image_url = models.URLField(max_length=400, blank=True)
-    link_url = models.URLField(max_length=400, blank=True)
-    is_active = models.BooleanField(default=True)
+    stock_tracked = models.BooleanField(default=True, verbose_name=_("stock tracked"))
+    image_url = models.URLField(max_length=400, blank=True, verbose_name=_("image link"))
+    link_url = models.URLField(max_length=400, blank=True, verbose_name=_("product link"))
+    is_active = models.BooleanField(default=True, verbose_name=_("is active"))
     # Search material, maintained by tulia.commerce.indexing (never typed by staff).
     # in_stock: the item or any active variant has stock; kept so search filters cheaply.
     in_stock = models.BooleanField(default=False, editable=False)
@@ -64,8 +86,8 @@ class CatalogItem(TenantOwnedModel):
     )
     embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True, editable=False)
     embedding_model = models.CharField(max_length=80, blank=True, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
         constraints = [
@@ -102,15 +124,19 @@ class CatalogItem(TenantOwnedModel):
 class Variant(TenantOwnedModel):
     """A sellable version of an item (size 42 / black); its own stock, optional price."""
 
-    item = models.ForeignKey(CatalogItem, on_delete=models.CASCADE, related_name="variants")
-    sku = models.CharField(max_length=64)
-    attributes = models.JSONField(default=dict, blank=True, help_text='{"size": "42"}')
+    item = models.ForeignKey(
+        CatalogItem, on_delete=models.CASCADE, related_name="variants", verbose_name=_("item")
+    )
+    sku = models.CharField(max_length=64, verbose_name=_("SKU"))
+    attributes = models.JSONField(
+        default=dict, blank=True, help_text=_('e.g. {"size": "42"}'), verbose_name=_("attributes")
+    )
     price = money_field(null=True, blank=True, validators=[validate_whole_shillings])
-    stock = models.PositiveIntegerField(default=0)
+    stock = models.PositiveIntegerField(default=0, verbose_name=_("stock"))
     # Off for goods the shop does not count (a store synced with stock tracking off):
     # they are sold as available and no count is ever quoted; `stock` is then unused.
-    stock_tracked = models.BooleanField(default=True)
-    is_active = models.BooleanField(default=True)
+    stock_tracked = models.BooleanField(default=True, verbose_name=_("stock tracked"))
+    is_active = models.BooleanField(default=True, verbose_name=_("is active"))
 
     class Meta:
         constraints = [

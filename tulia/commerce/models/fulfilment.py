@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from tenants.models import TenantOwnedModel
 from tulia.commerce.models.money import money_field
@@ -27,7 +28,7 @@ class FulfilmentSettings(TenantOwnedModel):
         max_length=300, blank=True, help_text="Where customers collect; blank: no pickup."
     )
     pickup_hours = models.CharField(max_length=200, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
         verbose_name_plural = "fulfilment settings"
