@@ -23,7 +23,7 @@ def _tell_all(tenant_id, campaign_id: int) -> None:
     tell(tenant_id, campaign_id, "spread", queued=900, per_day=200, reserve=20, days=5)
     tell(tenant_id, campaign_id, "tier_wait", when="2026-11-28T08:00")
     tell(tenant_id, campaign_id, "recovered", found=4, resent=2, lost=0)
-    tell(tenant_id, campaign_id, "paused", reason="Twilio error 63018")
+    tell(tenant_id, campaign_id, "paused", cause="twilio", code=63018)
     tell(tenant_id, campaign_id, "done")
 
 
@@ -35,6 +35,9 @@ def test_notices_are_stored_in_english_and_shown_in_kiswahili(tenant, make_campa
     assert "reach 200 customers a day (20% is kept" in stored["spread"]
     assert "resumes from Sat 28 Nov 08:00 shop time" in stored["tier_wait"]
     assert stored["done"] == "Finished: every recipient has been handled."
+    assert stored["paused"] == (
+        "Paused: Twilio error 63018: WhatsApp refused for the number's rate or messaging limit"
+    )
 
     swahili = _home_notices(tenant.id, "sw")
     assert "Matangazo kwa wateja" in swahili  # the Broadcasts heading
@@ -42,7 +45,7 @@ def test_notices_are_stored_in_english_and_shown_in_kiswahili(tenant, make_campa
         "wateja 200 kwa siku (20% kinahifadhiwa",
         "kuanzia Jmosi 28 Nov 08:00",
         "4 zimepatikana Twilio",
-        "Imesimamishwa: Twilio error 63018",
+        "Imesimamishwa: hitilafu ya Twilio 63018: WhatsApp ilikataa kwa sababu ya kikomo",
         "Imekamilika: kila mpokeaji ameshughulikiwa.",
     ):
         assert words in swahili, words

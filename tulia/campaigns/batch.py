@@ -41,6 +41,7 @@ from tenants.context import tenant_context
 from tenants.models import Customer, WhatsAppSender
 from tulia.campaigns import optouts
 from tulia.campaigns.models import Campaign, CampaignRecipient
+from tulia.campaigns.notices import TWILIO_STOPS, Reason
 from tulia.campaigns.rate import RateGate
 from tulia.conversations.models import Conversation, OutboundMessage
 from tulia.observability import metrics
@@ -54,13 +55,6 @@ Recipient = CampaignRecipient
 OutStatus = OutboundMessage.Status
 CLAIM_BATCH = 100
 RECORD_EVERY = 50
-# Twilio codes that stop the whole campaign: WhatsApp paused or disabled the template
-# (quality), or the number hit its rate or messaging limit.
-STOP_CODES = {
-    63027: "WhatsApp paused or disabled the template (usually its quality rating)",
-    63018: "WhatsApp refused for the number's rate or messaging limit",
-    63038: "the number reached its daily messaging limit",
-}
 # Meta's per-user marketing limit: one refusal is one customer; many mean the audience
 # is tired of marketing, and the campaign pauses for the owner to look.
 PER_USER_LIMIT = 63049
@@ -76,7 +70,7 @@ class BatchOutcome:
     skipped: int = 0
     failed: int = 0
     tier_full: bool = False
-    stop: str = ""  # why the campaign must pause ("" when it need not)
+    stop: Reason | None = None  # why the campaign must pause
     handed: set[int] = field(default_factory=set)  # conversations left to the delivery task
 
 
@@ -162,7 +156,7 @@ def _claim(
                 return None
         template = MessageTemplate.objects.get(tenant_id=tid, pk=campaign.template_id)
         if template.status != MessageTemplate.Status.APPROVED or not template.content_sid:
-            outcome.stop = f"template {template.name} is {template.status}, not approved"
+            outcome.stop = Reason("template", {"name": template.name, "status": template.status})
             return None
         rows = _claim_rows(tid, campaign.pk, size)
         outcome.claimed = len(rows)
@@ -330,16 +324,14 @@ def _send(
         waiting.append(answer)
         if answer.status == OutStatus.PENDING:
             outcome.handed.add(item.conversation_id)
-        stop = STOP_CODES.get(answer.code or 0, "")
+        stop = Reason("twilio", {"code": answer.code}) if answer.code in TWILIO_STOPS else None
         if answer.code == PER_USER_LIMIT or stop or len(waiting) >= RECORD_EVERY:
             _record(tenant_id, backend.name, waiting, outcome)
             waiting = []
         if answer.code == PER_USER_LIMIT:
             stop = _tired_audience(tenant_id, campaign.pk)
         if stop:
-            outcome.stop = (
-                stop if answer.code == PER_USER_LIMIT else f"Twilio error {answer.code}: {stop}"
-            )
+            outcome.stop = stop
             _unclaim(tenant_id, claim.items[index + 1 :])
             return
     _record(tenant_id, backend.name, waiting, outcome)
@@ -429,7 +421,7 @@ def _unclaim(tenant_id: UUID, items: list[Claimed]) -> None:
         ).delete()
 
 
-def _tired_audience(tenant_id: UUID, campaign_id: int) -> str:
+def _tired_audience(tenant_id: UUID, campaign_id: int) -> Reason | None:
     """Pause once WhatsApp's per-user marketing refusals are a real share of attempts."""
     with tenant_context(tenant_id) as tid:
         counts = dict(
@@ -441,9 +433,5 @@ def _tired_audience(tenant_id: UUID, campaign_id: int) -> str:
         )
     refused, tried = counts.get(PER_USER_LIMIT, 0), sum(counts.values())
     if refused >= PER_USER_PAUSE_MIN and refused >= tried * PER_USER_PAUSE_SHARE:
-        return (
-            f"WhatsApp refused {refused} of {tried} messages for its per-customer marketing "
-            "limit (Twilio 63049): these customers get too much marketing; try fewer, "
-            "more engaged customers or later"
-        )
-    return ""
+        return Reason("tired", {"refused": refused, "tried": tried})
+    return None

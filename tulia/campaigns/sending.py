@@ -90,15 +90,15 @@ def _set(tenant_id: UUID, campaign_id: int, **fields: object) -> None:
         Campaign.objects.filter(tenant_id=tid, pk=campaign_id).update(**fields)
 
 
-def pause(tenant_id: UUID | str, campaign_id: int, reason: str) -> bool:
+def pause(tenant_id: UUID | str, campaign_id: int, reason: notices.Reason) -> bool:
     with tenant_context(tenant_id) as tid:
         changed = Campaign.objects.filter(
             tenant_id=tid,
             pk=campaign_id,
             status__in=(Campaign.Status.RUNNING, Campaign.Status.SCHEDULED),
-        ).update(status=Campaign.Status.PAUSED, pause_reason=reason[:300])
+        ).update(status=Campaign.Status.PAUSED, pause_reason=str(reason)[:300])
     if changed:
-        tell(tenant_id, campaign_id, "paused", reason=reason)
+        tell(tenant_id, campaign_id, "paused", "", cause=reason.cause, **reason.params)
     return bool(changed)
 
 
