@@ -6,3 +6,6 @@ class CampaignsConfig(AppConfig):
     label = "campaigns"
     verbose_name = "Campaigns and nudges"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from tulia.campaigns import optouts  # noqa: F401 - connects the opt-out counter

@@ -14,7 +14,7 @@ in bulk, so a batch asks them once and keeps every guarantee:
    (send_leases.py; a conversation another deliverer holds goes back to the queue); and
    one outbound row per recipient is written `sending`. Then it commits.
 2. **Send** each over the backend's kept-alive connection, within the sender's
-   per-second rate (one Redis call per second's worth of sends).
+   per-second rate (rate.py: exact over any rolling second).
 3. **Record** Twilio's answers in groups (one statement for the outbound rows, one for
    the recipients). A worker that dies before recording leaves rows `sending` under
    leases that run out; they are looked up in Twilio's Message list before anything is
@@ -26,7 +26,6 @@ batch at once: the part not yet sent goes back to the queue and the campaign pau
 
 from __future__ import annotations
 
-import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -39,33 +38,27 @@ from django.utils import timezone
 
 from tenants.accessors import get_tenant
 from tenants.context import tenant_context
-from tenants.keys import tenant_key
 from tenants.models import Customer, WhatsAppSender
+from tulia.campaigns import optouts
 from tulia.campaigns.models import Campaign, CampaignRecipient
-from tulia.conversations import locks
+from tulia.campaigns.notices import TWILIO_STOPS, Reason
+from tulia.campaigns.rate import RateGate
 from tulia.conversations.models import Conversation, OutboundMessage
 from tulia.observability import metrics
 from tulia.whatsapp import consent, delivery, dispatch, limits, send_leases
 from tulia.whatsapp.backends import OutgoingMessage, SendError, WhatsAppBackend
 from tulia.whatsapp.gate import TEMPLATE_REFUSALS
 from tulia.whatsapp.models import MessageTemplate
+from tulia.whatsapp.status import release_held
 
 Recipient = CampaignRecipient
 OutStatus = OutboundMessage.Status
 CLAIM_BATCH = 100
 RECORD_EVERY = 50
-# The last part of a second in which no counted send starts (RateGate).
-SECOND_GUARD = 0.05
-# Twilio codes that stop the whole campaign: WhatsApp paused or disabled the template
-# (quality), or the number hit its rate or messaging limit.
-STOP_CODES = {
-    63027: "WhatsApp paused or disabled the template (usually its quality rating)",
-    63018: "WhatsApp refused for the number's rate or messaging limit",
-    63038: "the number reached its daily messaging limit",
-}
 # Meta's per-user marketing limit: one refusal is one customer; many mean the audience
 # is tired of marketing, and the campaign pauses for the owner to look.
 PER_USER_LIMIT = 63049
+OPTED_OUT_MID_BATCH = "the customer opted out while the batch was sending"
 PER_USER_PAUSE_SHARE = 0.05
 PER_USER_PAUSE_MIN = 5
 
@@ -77,7 +70,7 @@ class BatchOutcome:
     skipped: int = 0
     failed: int = 0
     tier_full: bool = False
-    stop: str = ""  # why the campaign must pause ("" when it need not)
+    stop: Reason | None = None  # why the campaign must pause
     handed: set[int] = field(default_factory=set)  # conversations left to the delivery task
 
 
@@ -87,6 +80,7 @@ class Claimed:
     outbound_id: int
     conversation_id: int
     to_address: str
+    customer_id: int
 
 
 @dataclass(frozen=True)
@@ -101,46 +95,6 @@ class Answer:
     error: str = ""
 
 
-class RateGate:
-    """At most `per_second` sends a second through one sender, shared by every runner
-    through a Redis counter per second; slots are taken a second's worth at a time."""
-
-    def __init__(self, tenant_id: UUID, sender_id: int, per_second: int) -> None:
-        self.tenant_id, self.sender_id, self.per_second = tenant_id, sender_id, per_second
-        self.second, self.slots = -1, 0
-
-    def take(self, wanted: int) -> None:
-        """Block until this second has a slot for the next send (`wanted`: how many
-        sends are still to come, so one call can take them all)."""
-        while True:
-            now = time.time()
-            second = int(now)
-            if second != self.second:
-                self.second, self.slots = second, 0
-            if now - second > 1 - SECOND_GUARD:
-                # A send this late would reach Twilio in the next second, on top of
-                # that second's own: wait for it instead.
-                time.sleep(second + 1 - now)
-                continue
-            if self.slots > 0:
-                self.slots -= 1
-                return
-            ask = max(1, min(wanted, self.per_second))
-            key = tenant_key(self.tenant_id, "campaign-rate", self.sender_id, second)
-            client = locks.redis_client()
-            pipe = client.pipeline()
-            pipe.incrby(key, ask)
-            pipe.expire(key, 3)
-            count = int(pipe.execute()[0])
-            granted = max(0, min(ask, self.per_second - (count - ask)))
-            if granted < ask:
-                client.decrby(key, ask - granted)  # give back what this second lacked
-            if granted:
-                self.slots = granted - 1
-                return
-            time.sleep(max(0.0, second + 1 - time.time()))
-
-
 @dataclass(frozen=True)
 class Claim:
     """What a claim committed: the recipients to send, how, and the leases held."""
@@ -149,6 +103,7 @@ class Claim:
     sender: WhatsAppSender
     template: MessageTemplate
     lease: send_leases.BatchLease
+    optouts_seen: int  # the shop's opt-out counter before consent was judged
 
 
 def send_batch(
@@ -190,6 +145,7 @@ def _claim(
     tenant_id: UUID, campaign: Campaign, size: int, stack: ExitStack, outcome: BatchOutcome
 ) -> Claim | None:
     """The claim transaction (module doc, step 1); None when nothing is to be sent."""
+    seen = optouts.version(tenant_id)  # read before the ledger is: none slips between
     with tenant_context(tenant_id) as tid:
         limit = limits.limit_for(tid, campaign.sender_id, lock=True)  # as the gate does
         usage = limits.usage(limit)
@@ -200,7 +156,7 @@ def _claim(
                 return None
         template = MessageTemplate.objects.get(tenant_id=tid, pk=campaign.template_id)
         if template.status != MessageTemplate.Status.APPROVED or not template.content_sid:
-            outcome.stop = f"template {template.name} is {template.status}, not approved"
+            outcome.stop = Reason("template", {"name": template.name, "status": template.status})
             return None
         rows = _claim_rows(tid, campaign.pk, size)
         outcome.claimed = len(rows)
@@ -230,10 +186,10 @@ def _claim(
         _link(tid, [(pk, row.pk) for (pk, _, _), row in zip(go, stored, strict=True)])
         sender = WhatsAppSender.objects.get(tenant_id=tid, pk=campaign.sender_id)
     items = [
-        Claimed(pk, row.pk, row.conversation_id, f"whatsapp:{phone}")
-        for (pk, _, phone), row in zip(go, stored, strict=True)
+        Claimed(pk, row.pk, row.conversation_id, f"whatsapp:{phone}", customer)
+        for (pk, customer, phone), row in zip(go, stored, strict=True)
     ]
-    return Claim(items=items, sender=sender, template=template, lease=lease)
+    return Claim(items, sender, template, lease, optouts_seen=seen)
 
 
 def _claim_rows(tenant_id: UUID, campaign_id: int, size: int) -> list[tuple[int, int, str, bool]]:
@@ -341,10 +297,18 @@ def _send(
     sender = claim.sender
     token = sender.twilio_auth_token.reveal()
     waiting: list[Answer] = []
+    seen, withdrawn = claim.optouts_seen, set[int]()
     for index, item in enumerate(claim.items):
         if claim.lease.lost:
             break  # the rest stays `sending`: looked up at Twilio before any resend
         rate.take(len(claim.items) - index)
+        if (now_seen := optouts.version(tenant_id)) != seen:  # a STOP since we judged
+            seen, rest = now_seen, claim.items[index:]
+            allowed = optouts.still_allowed(tenant_id, {i.customer_id for i in rest})
+            withdrawn |= {i.customer_id for i in rest if i.customer_id not in allowed}
+        if item.customer_id in withdrawn:
+            waiting.append(Answer(item, OutStatus.NOT_SENT, error=OPTED_OUT_MID_BATCH))
+            continue
         outgoing = OutgoingMessage(
             account_sid=sender.twilio_account_sid,
             auth_token=token,
@@ -360,16 +324,14 @@ def _send(
         waiting.append(answer)
         if answer.status == OutStatus.PENDING:
             outcome.handed.add(item.conversation_id)
-        stop = STOP_CODES.get(answer.code or 0, "")
+        stop = Reason("twilio", {"code": answer.code}) if answer.code in TWILIO_STOPS else None
         if answer.code == PER_USER_LIMIT or stop or len(waiting) >= RECORD_EVERY:
             _record(tenant_id, backend.name, waiting, outcome)
             waiting = []
         if answer.code == PER_USER_LIMIT:
             stop = _tired_audience(tenant_id, campaign.pk)
         if stop:
-            outcome.stop = (
-                stop if answer.code == PER_USER_LIMIT else f"Twilio error {answer.code}: {stop}"
-            )
+            outcome.stop = stop
             _unclaim(tenant_id, claim.items[index + 1 :])
             return
     _record(tenant_id, backend.name, waiting, outcome)
@@ -438,6 +400,8 @@ def _record(
                 "WHERE r.id = v.id AND r.tenant_id = %s AND r.status = 'sending'",
                 [*(x for row in settled for x in row), tid],
             )
+    # Committed: callbacks that beat their sid here are applied now (whatsapp/status.py).
+    release_held(tenant_id, [a.sid for a in answers if a.sid is not None])
     for status in {a.status for a in answers}:
         count = sum(1 for a in answers if a.status == status)
         metrics.MESSAGES_OUT.labels(tenant=str(tenant_id), status=status).inc(count)
@@ -457,7 +421,7 @@ def _unclaim(tenant_id: UUID, items: list[Claimed]) -> None:
         ).delete()
 
 
-def _tired_audience(tenant_id: UUID, campaign_id: int) -> str:
+def _tired_audience(tenant_id: UUID, campaign_id: int) -> Reason | None:
     """Pause once WhatsApp's per-user marketing refusals are a real share of attempts."""
     with tenant_context(tenant_id) as tid:
         counts = dict(
@@ -469,9 +433,5 @@ def _tired_audience(tenant_id: UUID, campaign_id: int) -> str:
         )
     refused, tried = counts.get(PER_USER_LIMIT, 0), sum(counts.values())
     if refused >= PER_USER_PAUSE_MIN and refused >= tried * PER_USER_PAUSE_SHARE:
-        return (
-            f"WhatsApp refused {refused} of {tried} messages for its per-customer marketing "
-            "limit (Twilio 63049): these customers get too much marketing; try fewer, "
-            "more engaged customers or later"
-        )
-    return ""
+        return Reason("tired", {"refused": refused, "tried": tried})
+    return None

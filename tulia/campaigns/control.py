@@ -15,6 +15,7 @@ from django.utils import timezone
 from tenants.accessors import get_owned
 from tenants.context import tenant_context
 from tulia.campaigns.models import Campaign, CampaignRecipient
+from tulia.campaigns.notices import Reason
 from tulia.campaigns.sending import pause as pause_campaign
 from tulia.campaigns.sending import tell
 from tulia.whatsapp.models import MessageTemplate
@@ -68,8 +69,8 @@ def start_due(tenant_id: UUID | str, campaign_id: int) -> bool:
     return bool(started)
 
 
-def pause(tenant_id: UUID | str, campaign_id: int, reason: str = "paused by the shop") -> Campaign:
-    if not pause_campaign(tenant_id, campaign_id, reason):
+def pause(tenant_id: UUID | str, campaign_id: int) -> Campaign:
+    if not pause_campaign(tenant_id, campaign_id, Reason("owner")):
         raise CampaignStateError("only a running or scheduled campaign can be paused")
     return get_owned(Campaign, tenant_id, campaign_id)
 

@@ -18,6 +18,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from tenants.models import Customer, TenantOwnedModel, WhatsAppSender
+from tulia.campaigns import notices
 from tulia.conversations.models import OutboundMessage
 from tulia.whatsapp.models import MessageTemplate
 
@@ -182,7 +183,8 @@ class CampaignEvent(TenantOwnedModel):
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
     kind = models.CharField(max_length=24, verbose_name=_("kind"))
-    text = models.CharField(max_length=500)
+    text = models.CharField(max_length=500)  # in English, as the API and logs show it
+    params = models.JSONField(default=dict, blank=True)  # the figures the text was worded from
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
@@ -190,6 +192,16 @@ class CampaignEvent(TenantOwnedModel):
 
     def __str__(self) -> str:
         return self.text
+
+    def shown(self) -> str:
+        """The notice in the reader's language (notices.py); the stored text for the
+        owner's own moves and for notices written before their figures were kept."""
+        if self.kind not in notices.WORDING:
+            return self.text
+        try:
+            return notices.render(self.kind, self.params)
+        except KeyError:
+            return self.text
 
 
 class Nudge(TenantOwnedModel):

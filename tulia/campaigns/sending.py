@@ -10,8 +10,8 @@ A run is one slice of work under the campaign's lease (one runner at a time):
 3. outside the shop's quiet hours, send batch after batch (tulia/campaigns/batch.py):
    each batch is claimed in one committed transaction that checks the template, the
    consent ledger and the sender's marketing share of its tier, then sent over one
-   kept-alive connection within `rate_per_second` sends per sender (a Redis counter
-   shared by every runner of that number);
+   kept-alive connection within `rate_per_second` sends per sender in any rolling
+   second, shared by every runner of that number (tulia/campaigns/rate.py);
 4. Twilio codes that mean WhatsApp is unhappy with the number or template pause it, and
    a tier used up makes the run wait for the rolling 24 hours to free a slot.
 """
@@ -29,8 +29,9 @@ from django.db.models import Min
 from django.utils import timezone
 
 from tenants.context import tenant_context
-from tulia.campaigns import audience, batch, schedule
+from tulia.campaigns import audience, batch, notices, schedule
 from tulia.campaigns.models import Campaign, CampaignEvent, CampaignRecipient
+from tulia.campaigns.rate import RateGate
 from tulia.conversations import locks
 from tulia.conversations.models import OutboundMessage
 from tulia.whatsapp import delivery, dispatch, limits, reconcile
@@ -64,10 +65,18 @@ class RunReport:
     notes: list[str] = field(default_factory=list)
 
 
-def tell(tenant_id: UUID | str, campaign_id: int, kind: str, text: str) -> None:
-    """Record a notice for the owner (shown on the campaign in admin and the API)."""
+def tell(
+    tenant_id: UUID | str, campaign_id: int, kind: str, text: str = "", **params: object
+) -> None:
+    """Record a notice for the owner (shown on the campaign in admin and the API). The
+    owner's notices (notices.WORDING) are worded from `params`, and kept with them so
+    the console can show them in the owner's language."""
+    if kind in notices.WORDING:
+        text = notices.english(kind, params)
     with tenant_context(tenant_id) as tid:
-        CampaignEvent.objects.create(tenant_id=tid, campaign_id=campaign_id, kind=kind, text=text)
+        CampaignEvent.objects.create(
+            tenant_id=tid, campaign_id=campaign_id, kind=kind, text=text, params=params
+        )
     logger.info("campaign %s: %s", campaign_id, text)
 
 
@@ -81,15 +90,15 @@ def _set(tenant_id: UUID, campaign_id: int, **fields: object) -> None:
         Campaign.objects.filter(tenant_id=tid, pk=campaign_id).update(**fields)
 
 
-def pause(tenant_id: UUID | str, campaign_id: int, reason: str) -> bool:
+def pause(tenant_id: UUID | str, campaign_id: int, reason: notices.Reason) -> bool:
     with tenant_context(tenant_id) as tid:
         changed = Campaign.objects.filter(
             tenant_id=tid,
             pk=campaign_id,
             status__in=(Campaign.Status.RUNNING, Campaign.Status.SCHEDULED),
-        ).update(status=Campaign.Status.PAUSED, pause_reason=reason[:300])
+        ).update(status=Campaign.Status.PAUSED, pause_reason=str(reason)[:300])
     if changed:
-        tell(tenant_id, campaign_id, "paused", f"Paused: {reason}")
+        tell(tenant_id, campaign_id, "paused", "", cause=reason.cause, **reason.params)
     return bool(changed)
 
 
@@ -144,10 +153,8 @@ def _tell_spread(tenant_id: UUID, campaign: Campaign) -> None:
         return
     days = 1 + math.ceil((queued - today) / per_day)
     tell(
-        tenant_id, campaign.pk, "spread",
-        f"{queued} customers to reach; this number's tier lets marketing reach {per_day} "
-        f"customers a day ({limit.utility_reserve_percent}% "
-        f"is kept for order updates), so the campaign goes out over about {days} days.",
+        tenant_id, campaign.pk, "spread", queued=queued, per_day=per_day,
+        reserve=limit.utility_reserve_percent, days=days,
     )  # fmt: skip
 
 
@@ -246,7 +253,7 @@ def _finish_if_done(tenant_id: UUID, campaign_id: int) -> bool:
             tenant_id=tid, pk=campaign_id, status=Campaign.Status.RUNNING
         ).update(status=Campaign.Status.DONE, finished_at=timezone.now(), next_run_at=None)
     if done:
-        tell(tenant_id, campaign_id, "done", "Finished: every recipient has been handled.")
+        tell(tenant_id, campaign_id, "done")
     return True
 
 
@@ -286,10 +293,7 @@ def run(
         if report.found or report.resent or report.lost:
             tell(
                 tid, campaign_id, "recovered",
-                f"Recovered after a worker stopped mid-send: {report.found} found at Twilio "
-                f"(not sent again; counted as Twilio lists them), {report.resent} sent "
-                "again (Twilio had none), "
-                f"{report.lost} lost (Twilio could not confirm; not sent again).",
+                found=report.found, resent=report.resent, lost=report.lost,
             )  # fmt: skip
         if report.next_at is None and not _finish_if_done(tid, campaign_id):
             report.next_at = timezone.now()
@@ -305,7 +309,7 @@ def _send_slice(
     report: RunReport,
 ) -> None:
     deadline = time.monotonic() + seconds
-    rate = batch.RateGate(tenant_id, campaign.sender_id, campaign.rate_per_second)
+    rate = RateGate(tenant_id, campaign.sender_id, campaign.rate_per_second)
     chosen = backend or get_backend()
     while time.monotonic() < deadline and _still_running(tenant_id, campaign.pk):
         outcome = batch.send_batch(tenant_id, campaign, rate, chosen)
@@ -340,8 +344,5 @@ def _wait_for_tier(tenant_id: UUID, campaign: Campaign, report: RunReport) -> No
         ).exists()  # fmt: skip
     if not recently:
         local = report.next_at.astimezone(schedule.shop_zone(tenant_id))
-        tell(
-            tenant_id, campaign.pk, "tier_wait",
-            "Today's marketing allowance for this number is used up; sending resumes "
-            f"from {local:%a %d %b %H:%M} shop time as the 24-hour window rolls on.",
-        )  # fmt: skip
+        when = local.replace(tzinfo=None).isoformat(timespec="minutes")
+        tell(tenant_id, campaign.pk, "tier_wait", when=when)

@@ -33,6 +33,7 @@ from tulia.whatsapp import reconcile
 from tulia.whatsapp.backends import OutgoingMessage, SendError, WhatsAppBackend, get_backend
 from tulia.whatsapp.gate import TEMPLATE_REFUSALS
 from tulia.whatsapp.routes import Route, route
+from tulia.whatsapp.status import release_held
 
 logger = logging.getLogger(__name__)
 MAX_SEND_ATTEMPTS = 6
@@ -107,6 +108,7 @@ def _deliver_one(
         return 0
     fields = _sent_fields(result.sid, result.status, backend.name)
     _mark(tenant_id, message.pk, **fields)
+    release_held(tenant_id, [result.sid])  # a callback may have beaten the sid here
     metrics.MESSAGES_OUT.labels(tenant=str(tenant_id), status=str(fields["status"])).inc()
     return 1
 

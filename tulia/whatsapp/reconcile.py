@@ -31,7 +31,7 @@ from tulia.whatsapp.backends import OutgoingMessage, SendError, WhatsAppBackend,
 from tulia.whatsapp.backends.base import Listed
 from tulia.whatsapp.gate import TEMPLATE_REFUSALS
 from tulia.whatsapp.routes import route
-from tulia.whatsapp.status import RANK
+from tulia.whatsapp.status import RANK, release_held
 
 logger = logging.getLogger(__name__)
 Outcome = Literal["found", "absent", "unknown", "busy", "settled"]
@@ -87,7 +87,8 @@ def settle_held(tenant_id: UUID, message: OutboundMessage, backend: WhatsAppBack
             rows.update(status=Status.PENDING, status_updated_at=timezone.now())
             return "absent"
         rows.update(**_found_fields(match), backend=backend.name)
-        return "found"
+    release_held(tenant_id, [match.sid])  # callbacks that came while it was in doubt
+    return "found"
 
 
 def _found_fields(match: Listed) -> dict[str, object]:

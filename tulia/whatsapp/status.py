@@ -4,17 +4,27 @@ Callbacks arrive out of order, so a status only ever moves forward: `delivered` 
 `read` is ignored, as is `sent` after `delivered`. The comparison and the update are
 one conditional UPDATE (`WHERE status IN <lower ranks>`), so concurrent callbacks
 cannot move a row backwards either.
+
+A callback can also beat its own sid: a campaign records Twilio's answers in groups, so
+"sent" may arrive before we wrote the sid it names. Such a callback is held in Redis
+(`hold`, a day at most) and applied by whoever records the sid (`release_held`). The two
+meet in a fixed order, so one of them always sees the other: the callback writes its
+hold and then tries the row again; the recorder commits the sid and then reads holds.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+from collections.abc import Iterable
 from uuid import UUID
 
 from django.utils import timezone
 
 from tenants.context import tenant_context
+from tenants.keys import tenant_key
 from tulia.conversations.models import OutboundMessage
+from tulia.redis_client import get_redis
 from tulia.whatsapp.gate import TEMPLATE_REFUSALS
 from tulia.whatsapp.schemas import StatusForm
 
@@ -36,6 +46,7 @@ RANK: dict[str, int] = {
     Status.READ: 5,
 }
 _ALIASES = {"sending": Status.QUEUED, "scheduled": Status.QUEUED}
+HOLD_SECONDS = 24 * 3600  # a sid unrecorded after a day was lost, not late
 
 
 def lower_than(status: str) -> list[str]:
@@ -43,18 +54,58 @@ def lower_than(status: str) -> list[str]:
 
 
 def apply_status(tenant_id: UUID | str, form: StatusForm) -> bool:
-    """Record the callback's status on our message; False when it changed nothing."""
+    """Record the callback's status on our message; False when it changed nothing
+    (including a callback held for a sid not recorded yet)."""
     status = _ALIASES.get(form.message_status, form.message_status)
     if status in (Status.FAILED, Status.UNDELIVERED) and form.error_code in TEMPLATE_REFUSALS:
         status = Status.NOT_SENT  # outside the window or a refused template: as the gate's
     if status not in RANK:
         logger.info("ignoring Twilio status %r for %s", form.message_status, form.message_sid)
         return False
+    change = (status, form.error_code, form.error_message[:500])
+    if _apply(tenant_id, form.message_sid, change):
+        return True
+    with tenant_context(tenant_id) as tid:
+        if OutboundMessage.objects.filter(tenant_id=tid, twilio_sid=form.message_sid).exists():
+            return False  # a late or repeated status: the row is already further on
+    key = _held_key(tenant_id, form.message_sid)
+    pipe = get_redis().pipeline()
+    pipe.rpush(key, json.dumps(change))
+    pipe.expire(key, HOLD_SECONDS)
+    pipe.execute()
+    # The sid may have been recorded (and holds read) since the first try: try again.
+    return _apply(tenant_id, form.message_sid, change)
+
+
+def release_held(tenant_id: UUID | str, sids: Iterable[str]) -> int:
+    """Apply the callbacks held for `sids`, just recorded and committed; how many."""
+    keys = {sid: _held_key(tenant_id, sid) for sid in sids}
+    if not keys:
+        return 0
+    pipe = get_redis().pipeline()
+    for key in keys.values():
+        pipe.lrange(key, 0, -1)
+        pipe.delete(key)
+    replies = pipe.execute()[::2]
+    applied = 0
+    for sid, held in zip(keys, replies, strict=True):
+        for raw in held:
+            status, code, message = json.loads(raw)
+            applied += _apply(tenant_id, sid, (status, code, message))
+    return applied
+
+
+def _apply(tenant_id: UUID | str, sid: str, change: tuple[str, int | None, str]) -> bool:
+    status, code, message = change
     fields: dict[str, object] = {"status": status, "status_updated_at": timezone.now()}
-    if form.error_code is not None:
-        fields |= {"error_code": form.error_code, "error_message": form.error_message[:500]}
+    if code is not None:
+        fields |= {"error_code": code, "error_message": message}
     with tenant_context(tenant_id) as tid:
         updated = OutboundMessage.objects.filter(
-            tenant_id=tid, twilio_sid=form.message_sid, status__in=lower_than(status)
+            tenant_id=tid, twilio_sid=sid, status__in=lower_than(status)
         ).update(**fields)
     return bool(updated)
+
+
+def _held_key(tenant_id: UUID | str, sid: str) -> str:
+    return tenant_key(tenant_id, "held-status", sid)

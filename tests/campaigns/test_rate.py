@@ -1,0 +1,71 @@
+"""The per-second cap holds over every rolling second while several runners race for it."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import uuid
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.hypothesis_profiles import examples
+from tulia.campaigns.rate import EXACT_UP_TO, RateGate
+
+_senders = itertools.count(1)
+SECOND_US = 1_000_000
+
+
+def _race(tenant: uuid.UUID, sender: int, cap: int, runners: int, each: int) -> list[int]:
+    """Grant times (Redis clock, µs) of `runners` threads, each taking `each` slots
+    through its own gate, all starting together."""
+    start = threading.Barrier(runners)
+    grants: list[int] = []
+    guard = threading.Lock()
+
+    def run() -> None:
+        gate = RateGate(tenant, sender, cap)
+        start.wait()
+        mine = [gate.take() for _ in range(each)]
+        with guard:
+            grants.extend(mine)
+
+    threads = [threading.Thread(target=run) for _ in range(runners)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sorted(grants)
+
+
+@settings(max_examples=examples(6), deadline=None, database=None)
+@given(
+    cap=st.integers(min_value=1, max_value=6),
+    runners=st.integers(min_value=2, max_value=4),
+    extra=st.integers(min_value=1, max_value=4),
+)
+def test_no_rolling_second_holds_more_than_the_cap(cap: int, runners: int, extra: int) -> None:
+    total = cap + extra  # more than a second's worth, so somebody must wait
+    each = -(-total // runners)
+    grants = _race(uuid.uuid4(), next(_senders), cap, runners, each)
+    assert len(grants) == runners * each  # every runner got every slot it asked for
+    # cap + 1 grants inside one second would put grants[i] and grants[i + cap] less
+    # than a second apart.
+    assert all(grants[i + cap] - grants[i] >= SECOND_US for i in range(len(grants) - cap)), grants
+
+
+def test_senders_and_shops_do_not_share_a_cap() -> None:
+    shop, other_shop = uuid.uuid4(), uuid.uuid4()
+    sender = next(_senders)
+    gates = [RateGate(shop, sender, 2), RateGate(shop, next(_senders), 2)]
+    gates.append(RateGate(other_shop, sender, 2))
+    grants = [gate.take() for gate in gates for _ in range(2)]
+    # six grants with no wait: each gate had its own two slots
+    assert max(grants) - min(grants) < SECOND_US
+
+
+def test_a_lifted_cap_grants_slots_ahead() -> None:
+    gate = RateGate(uuid.uuid4(), next(_senders), EXACT_UP_TO * 10)
+    first = gate.take(wanted=50)
+    assert first > 0
+    assert gate.slots == 49  # the next 49 sends need no Redis call
