@@ -23,6 +23,11 @@ SERVING_FIXTURES = frozenset({"celery_worker", "live_server"})
 ENGINE_FOLDERS = ("engine", "flows")
 # ... and a test needing none of these fixtures touches no database ("unit").
 DATABASE_FIXTURES = frozenset({"db", "transactional_db", "django_db_setup"})
+# Work that is neither unit nor engine whatever its folder ("build", make test only):
+# a model trained from its corpora takes minutes, not the seconds an edit loop has.
+BUILDS = frozenset(
+    {"tests/engine/test_nlu_model.py::test_a_rebuild_on_a_sample_gives_the_same_predictions_twice"}
+)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -30,6 +35,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         fixtures = set(getattr(item, "fixturenames", ()))
         if SERVING_FIXTURES & fixtures:
             item.add_marker(pytest.mark.process)
+        if item.nodeid in BUILDS:
+            item.add_marker(pytest.mark.build)
         if item.path.parent.name in ENGINE_FOLDERS:
             item.add_marker(pytest.mark.engine)
         if not DATABASE_FIXTURES & fixtures and item.get_closest_marker("django_db") is None:

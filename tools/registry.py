@@ -27,6 +27,7 @@ TOOL_MODULES: dict[str, str] = {
     "return_request_create": "tulia.returns.tools.return_request_create",
     "fulfilment_get_options": "tools.fulfilment_get_options",
     "order_set_fulfilment": "tools.order_set_fulfilment",
+    "stock_request_create": "tools.stock_request_create",
     "payment_get_methods": "payments.tools.payment_get_methods",
     "payment_get_c2b_instructions": "payments.tools.payment_get_c2b_instructions",
     "payment_initiate_stk_push": "payments.tools.payment_initiate_stk_push",

@@ -19,7 +19,6 @@ from journeys.flows.state import FlowState
 from journeys.templates.text_nodes import order_status_response, product_disambiguate
 from journeys.tooling import Called
 from tulia import clock
-from tulia.campaigns.nudges import record_stock_request
 from tulia.text import format_money
 
 MAX_VARIANT_CHOICES = 12
@@ -136,7 +135,7 @@ def select_item(
     item = got.output
     if not item["in_stock"]:
         # An ask for a sold-out item: the back-in-stock nudge tells them when it returns.
-        record_stock_request(turn.ctx.tenant_id, int(turn.ctx.customer_id), item_id)
+        turn.tool("stock_request_create", routine=True, item_id=item_id)
         return turn.reply(turn.say("out_of_stock", item=item["name"]))
     pending = _pending(item, (turn.get("last_catalog_filters") or {}).get("size"))
     if variant_id is not None:

@@ -99,11 +99,12 @@ def start(turn: FlowTurn, order: dict[str, Any]) -> str | dict[str, Any]:
         set_to = _set(turn, "pickup", "")
         return set_to if set_to is not None else turn.say("tool_failed")
     step = "fulfilment" if len(listed) == 2 else "area"
-    return question(turn, step)
+    return question(turn, step, options)
 
 
-def question(turn: FlowTurn, step: str) -> str:
-    options = _options(turn) or turn.get("delivery_options") or {}
+def question(turn: FlowTurn, step: str, options: dict[str, Any] | None = None) -> str:
+    """`options`: already read through the tool this turn (one call per turn is enough)."""
+    options = options or _options(turn) or turn.get("delivery_options") or {}
     turn.set(sales_step=step, journey_step=f"sales.{step}")
     zones = _zones_text(options)
     if step == "area":

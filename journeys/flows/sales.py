@@ -24,7 +24,6 @@ from journeys.templates.text_nodes import (
     catalog_present_options,
     not_stocked,
 )
-from tulia.campaigns.nudges import record_stock_request
 from tulia.storefront.codes import find_code
 
 MANY_MATCHES = 50
@@ -135,7 +134,8 @@ def restock_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowSta
     turn.set(sales_step=None, pending_item=None, journey_step="sales.restock")
     if parse.is_no(turn.text) or not item:
         return turn.reply(turn.say("restock_declined"))
-    record_stock_request(turn.ctx.tenant_id, int(turn.ctx.customer_id), int(item["item_id"]))
+    # Routine: a recorded wish is no sign the sale's tools work again (error streak).
+    turn.tool("stock_request_create", routine=True, item_id=int(item["item_id"]))
     return turn.reply(turn.say("restock_noted", item=item["name"]))
 
 

@@ -22,6 +22,7 @@ from payments.mpesa.schemas import MSISDN_RE, StkCallbackEnvelope, StkQueryRespo
 from payments.outcomes import STILL_PENDING, Outcome, stk_outcome
 from payments.payable import payable_order, refuse_if_in_flight
 from payments.routes import callback_url
+from tenants.accessors import tenant_scope
 from tenants.context import tenant_context
 from tenants.phone import InvalidPhoneNumber, mpesa_msisdn, normalize_phone
 
@@ -66,7 +67,9 @@ def initiate_stk_push(
     """Idempotent per (order, attempt): the same attempt twice returns the first push."""
     from tulia.commerce.orders import mark_order_payment_pending
 
-    with tenant_context(tenant_id) as tid:
+    # Joined, not nested, when the payment tool's runner already holds this tenant's
+    # context: its savepoint rolls back a failed push just the same, two statements fewer.
+    with tenant_scope(tenant_id) as tid:
         key = f"stk:{order_id}:{attempt}"
         existing = PaymentRequest.objects.filter(tenant_id=tid, idempotency_key=key).first()
         if existing is not None:

@@ -69,6 +69,7 @@ MINIMAL_ARGS: dict[str, dict[str, Any]] = {
     "return_request_create": {"customer_id": 1, "reference": "KX-1234"},
     "fulfilment_get_options": {},
     "order_set_fulfilment": {"customer_id": 1, "order_id": 1, "method": "pickup"},
+    "stock_request_create": {"customer_id": 1, "item_id": 1},
 }
 
 

@@ -44,6 +44,8 @@ SPEC_TOOLS = NINE | {
     "return_request_create",
     "fulfilment_get_options",
     "order_set_fulfilment",
+    # the back-in-stock wish the sale records (issue 26)
+    "stock_request_create",
 }
 
 

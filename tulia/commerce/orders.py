@@ -15,7 +15,7 @@ from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from tenants.accessors import get_owned
+from tenants.accessors import get_owned, tenant_scope
 from tenants.context import tenant_context
 from tenants.errors import NotFound
 from tulia.commerce.errors import OrderStateError, PaymentConflict
@@ -93,7 +93,8 @@ def record_transition(
 
 def mark_order_payment_pending(tenant_id: UUID | str, order_id: int) -> Order:
     """Draft -> pending_payment; already pending is a no-op (safe to call twice)."""
-    with tenant_context(tenant_id) as tid:
+    # Joined by a payment starting inside the tenant's context (it fails before writing).
+    with tenant_scope(tenant_id) as tid:
         order = locked_order(tid, order_id)
         if order.status != OrderStatus.PENDING_PAYMENT:
             record_transition(order, OrderStatus.PENDING_PAYMENT, reason="payment started")
