@@ -15,11 +15,12 @@ from functools import cache
 from typing import Any
 
 from journeys.context import RunContext
-from journeys.flows.state import FLOW_DEFAULTS, FlowState
+from journeys.flows.state import FlowState
 from journeys.graph import GraphContext, compiled
 from journeys.nodes.deps import EngineDeps
 from journeys.sanitize import sanitize_inbound
-from journeys.state import new_state
+from journeys.state import new_state, stored
+from journeys.upgrade import upgrade
 from tenants.accessors import get_customer
 from tenants.context import tenant_context
 from tulia.conversations.models import Conversation
@@ -28,8 +29,6 @@ from tulia.conversations.turns import TurnInput, TurnOutput
 logger = logging.getLogger("tulia.journeys")
 
 _TEXTUAL = {"text", "button", "list"}
-# Written fresh every turn, so there is no point storing them.
-_NOT_STORED = ("turn_facts", "inbound_kind", "conversation_status")
 
 
 @cache
@@ -61,13 +60,15 @@ def _phone(turn: TurnInput) -> str:
 
 
 def initial_state(turn: TurnInput, status: str = Conversation.Status.AI_ACTIVE) -> FlowState:
-    """Last turn's state (or a new one), with this turn's identity, message and status."""
+    """Last turn's state (or a new one), brought up to the current shape, with this
+    turn's identity, message and status, and an empty path for this turn's nodes."""
     identity = {
         "tenant_id": str(turn.tenant_id),
         "conversation_id": str(turn.conversation_id),
         "request_id": turn.request_id,
     }
-    state: dict[str, Any] = {**new_state(**identity), **FLOW_DEFAULTS, **turn.state, **identity}
+    state: dict[str, Any] = {**new_state(**identity), **upgrade(turn.state), **identity}
+    state["graph_path"] = []
     text, kind = _inbound(turn)
     state.update(customer_id=str(turn.customer_id), inbound_text=text, inbound_kind=kind)
     state["conversation_status"] = status
@@ -96,5 +97,4 @@ def handle_turn(turn: TurnInput) -> TurnOutput:
         return TurnOutput(replies=[], state=None)
     result = run_graph(turn, initial_state(turn, str(status)))
     reply = result.get("response_text")
-    stored = {k: v for k, v in result.items() if k not in _NOT_STORED}
-    return TurnOutput(replies=[reply] if reply else [], state=stored)
+    return TurnOutput(replies=[reply] if reply else [], state=stored(result))

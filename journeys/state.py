@@ -1,14 +1,27 @@
-"""The canonical conversation state (seed 002), shared by every graph node.
+"""The conversation state: typed parts, one set of defaults, a version (SPEC §5.1).
 
-A TypedDict rather than a dataclass because LangGraph merges the partial dicts nodes
-return into it. Field names follow seed 002 exactly so stored states and prompts speak
-one vocabulary; a few engine fields (inbound text, counters, LLM accounting) are added
-at the end. Anything not known is None or "unknown", never a guess.
+The graph's state is one flat TypedDict because LangGraph keeps one channel per key
+and merges the partial dicts nodes return into it, and because the gateway stores it
+as plain JSON between turns. It is composed of parts, one TypedDict each (identity,
+shop, customer, last turn, governance, sale, checkout, support, escalation, session),
+so every key has one owner and one type; journeys/README.md lists them on one page.
+
+`PersistedState` is what the gateway stores; `TurnScratch` is per-turn working memory
+that `stored()` drops (never saved). `STATE_VERSION` names the stored shape: a state
+saved by older code goes through `journeys.upgrade.upgrade` before a turn reads it.
+Field names of seed 002 are kept, so stored states and prompts speak one vocabulary.
+Anything not known is None or "unknown", never a guess.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict, get_args
+from copy import deepcopy
+from typing import Annotated, Any, Literal, TypedDict, get_args
+
+from tulia.whatsapp.schemas import InboundKind
+
+STATE_VERSION = 2
+"""1: every state stored before the version existed (9040080 .. fe806fe); 2: typed parts."""
 
 Intent = Literal[
     "sales_discovery",
@@ -25,21 +38,51 @@ Intent = Literal[
 Journey = Literal["sales", "support", "orders", "offers", "prefs", "governance", "unknown"]
 Lang = Literal["en", "sw", "sheng", "mixed"]
 GovernorClass = Literal["business", "casual", "spam", "abuse"]
+SalesStep = Literal[
+    "choose",
+    "variant",
+    "quantity",
+    "fulfilment",
+    "area",
+    "method",
+    "confirm",
+    "paying",
+    "paused",
+    "restock",
+]
+"""Where a sale stands between turns (journeys.flows.sales and checkout)."""
+PaymentStatus = Literal["pending", "paid", "failed", "cancelled", "timeout", "unknown"]
+ConversationStatus = Literal["ai_active", "waiting", "agent_active"]
+"""The open statuses (tulia.conversations.models.Conversation.OPEN_STATUSES)."""
 
 INTENTS: tuple[str, ...] = get_args(Intent)
 LANGS: tuple[str, ...] = get_args(Lang)
 GOVERNOR_CLASSES: tuple[str, ...] = get_args(GovernorClass)
 
 
-class ConversationState(TypedDict, total=False):
-    # Identity & scoping
+def follow_path(path: list[str], steps: list[str]) -> list[str]:
+    """The `graph_path` reducer: a node returns the steps it adds, never the whole path.
+
+    A journey subgraph shares this schema, so when it ends it hands its parent the whole
+    path it saw (the parent's path plus its own steps); that update already starts with
+    the parent's path and replaces it instead of being appended a second time. A new
+    turn starts from `TurnScratch` defaults, so no node has to clear the path."""
+    if path and steps[: len(path)] == path:
+        return steps
+    return [*path, *steps]
+
+
+class Identity(TypedDict, total=False):
     tenant_id: str
     conversation_id: str
     request_id: str
     customer_id: str | None
     phone_e164: str | None
 
-    # Tenant context
+
+class ShopPart(TypedDict, total=False):
+    """The tenant's persona and rules, read through its tools (journeys.flows.turn)."""
+
     tenant_name: str | None
     bot_name: str | None
     bot_intro: str | None
@@ -51,124 +94,261 @@ class ConversationState(TypedDict, total=False):
     payments_enabled: dict[str, bool]
     compliance: dict[str, Any]
     handoff: dict[str, Any]
+    """tenants.schemas handoff settings as JSON (journeys.flows.escalation validates)."""
+    escalation_rules: dict[str, Any]
+    shop_version: str | None
+    """The tenant row's `updated_at` when the persona fields were last read: the persona
+    tool is asked again only when the shop's settings changed (journeys.flows.turn)."""
 
-    # Customer preferences / consent
+
+class CustomerPart(TypedDict, total=False):
     customer_language_pref: Lang | None
     marketing_opt_in: bool | None
     notification_prefs: dict[str, bool]
 
-    # Classifiers
+
+class LastTurn(TypedDict, total=False):
+    """What the last turn understood and answered; kept as its record (the console and
+    the tests read it), rewritten by every turn."""
+
+    inbound_text: str
+    """The sanitised customer message of this turn."""
     intent: Intent
     intent_confidence: float
     journey: Journey
+    journey_step: str | None
+    """Where in its journey the conversation stands (handoff tickets carry it)."""
     response_language: Lang
     language_confidence: float
+    detected_language: Lang | None
+    """What language_policy detected, before the tenant/customer rule picked the reply."""
+    last_language: Lang | None
+    """The reply language of the previous turn, kept when detection is unsure."""
+    consent_command: str | None
+    """"opt_out" when this turn was a STOP-style command, else None."""
+    response_text: str | None
+    awaiting_answer: bool
+    """The bot's last message asked a yes/no question, so a bare "sitaki" means "no"."""
+    llm_calls: int
+    """LLM calls made during the current turn (reset by `begin`)."""
+    graph_path: Annotated[list[str], follow_path]
+    """Nodes this turn went through, in order (shows every turn ran the graph)."""
+
+
+class GovernancePart(TypedDict, total=False):
     governor_classification: GovernorClass
     governor_confidence: float
+    governor_action: str | None
+    """What the governor decided for this turn (journeys.nlu.governor.Action)."""
+    casual_turns: int
+    spam_turns: int
+    abuse_turns: int
 
-    # Catalog selection & ordering
+
+class SalePart(TypedDict, total=False):
     last_catalog_query: str | None
     last_catalog_filters: dict[str, Any]
     last_catalog_results: list[dict[str, Any]]
     catalog_total_matches_estimate: int | None
     selected_item_ids: list[str]
+    sales_step: SalesStep | None
+    """Where the sale stands between turns; None when no sale is under way. Kept while
+    the customer changes topic."""
+    pending_item: dict[str, Any] | None
+    """The item being configured: id, name, variants, chosen variant, quantity."""
+    rejections: int
+
+
+class CheckoutPart(TypedDict, total=False):
     cart: list[dict[str, Any]]
     order_id: str | None
     order_totals: dict[str, Any]
+    payment_methods: list[str]
+    payment_method: str | None
     payment_request_id: str | None
-    payment_status: str | None
+    payment_status: PaymentStatus | None
+    payment_attempt: int
+    """Payment attempts on the open order: a retry asks the provider for a new one."""
+    quoted_amount_kes: int | None
+    """The total the last confirmation question showed; payment uses exactly this."""
+    quoted_at: float | None
+    """When the pending payment-method or amount question was asked: a late answer to
+    it is re-quoted, never executed."""
+    delivery_options: dict[str, Any] | None
+    """The shop's delivery zones and pickup place while the sale asks how the goods
+    reach the customer (journeys.flows.delivery)."""
+    pay_phone: str | None
+    """The phone the M-Pesa prompt goes to when the customer named another one."""
+    hinted_codes: list[str]
+    """Coupon codes the bot suggested for the open order: sent back alone, applied."""
 
-    # Retrieval context (RAG)
+
+class SupportPart(TypedDict, total=False):
     kb_snippets: list[dict[str, Any]]
+    support_misses: int
+    order_action: dict[str, Any] | None
+    """A return, refund or cancellation under way: kind, listed references, the order
+    (journeys.flows.order_actions)."""
+    clarify_text: str | None
+    """The message a clarifying question was about; a "yes" to the question replays it."""
+    clarify_intent: str | None
+    clarify_loops: int
+    """Clarifying questions asked in a row, each after a message the bot could not place;
+    one more such message completes that many clarification loops (SPEC §5.5)."""
 
-    # Safety / escalation
+
+class EscalationPart(TypedDict, total=False):
     escalation_required: bool
+    escalation_category: str | None
+    """The handoff ticket's category while this turn hands over, else None."""
     escalation_reason: str | None
     handoff_ticket_id: str | None
+    frustrated_turns: int
+    tool_error_streak: int
+    waiting_notice_at: float | None
+    """When the waiting customer was last told the queue or the opening hours."""
+    transcript: list[str]
+    """The last few lines of the conversation, for the handoff ticket summary."""
 
-    # Conversation controls
+
+class SessionPart(TypedDict, total=False):
+    state_version: int
     turn_count: int
-    casual_turns: int
-    spam_turns: int
+    last_seen_at: float | None
+    """When the previous message arrived (tulia.clock seconds): a long silence drops
+    the pending question (journeys.flows.stale)."""
 
-    # Output
-    response_text: str | None
 
-    # Engine additions (not in seed 002)
-    inbound_text: str
-    """The sanitised customer message of this turn."""
-    detected_language: Lang | None
-    """What language_policy detected, before the tenant/customer rule picked the reply."""
-    consent_command: str | None
-    """"opt_out" when this turn was a STOP-style command, else None."""
-    governor_action: str | None
-    """What the governor decided for this turn (see journeys.nlu.governor.Action)."""
-    abuse_turns: int
-    journey_step: str | None
-    """Where in its journey the conversation stands (handoff tickets carry it)."""
-    awaiting_answer: bool
-    """The bot's last message asked a yes/no question, so a bare "sitaki" means "no"."""
-    llm_calls: int
-    """LLM calls made during the current turn (reset by the turn runner)."""
+class PersistedState(
+    Identity,
+    ShopPart,
+    CustomerPart,
+    LastTurn,
+    GovernancePart,
+    SalePart,
+    CheckoutPart,
+    SupportPart,
+    EscalationPart,
+    SessionPart,
+    total=False,
+):
+    """Everything the gateway stores between turns."""
+
+
+class TurnScratch(TypedDict, total=False):
+    """Written fresh every turn and never stored."""
+
+    inbound_kind: InboundKind
+    """"text" or what else arrived (photo, voice note...): non-text gets a polite note."""
+    conversation_status: ConversationStatus
+    """The conversation's status as the turn found it: with a person, the journeys are
+    skipped."""
+    turn_facts: list[Any]
+    """Every tool output of this turn: the reply guard checks amounts against them."""
     message_reading: dict[str, object] | None
     """This turn's one LLM reading of the message (journeys.llm.schemas.MessageReading as
-    a dict; {} when the call failed; None when none was asked). Reset every turn."""
+    a dict; {} when the call failed; None when none was asked)."""
+
+
+class ConversationState(PersistedState, TurnScratch, total=False):
+    """The graph's state: what is stored plus this turn's scratch."""
+
+
+SCRATCH_KEYS = frozenset(TurnScratch.__annotations__)
+PERSISTED_KEYS = frozenset(PersistedState.__annotations__)
+
+# The one place defaults live: a key missing from a stored state takes its value here.
+DEFAULTS: dict[str, Any] = {
+    "customer_id": None,
+    "phone_e164": None,
+    "tenant_name": None,
+    "bot_name": None,
+    "bot_intro": None,
+    "tone_style": "friendly_concise",
+    "default_language": "en",
+    "allowed_languages": ["en", "sw", "sheng"],
+    "max_chattiness_level": 2,
+    "catalog_link_base": None,
+    "payments_enabled": {},
+    "compliance": {},
+    "handoff": {},
+    "escalation_rules": {},
+    "shop_version": None,
+    "customer_language_pref": None,
+    "marketing_opt_in": None,
+    "notification_prefs": {},
+    "inbound_text": "",
+    "intent": "unknown",
+    "intent_confidence": 0.0,
+    "journey": "unknown",
+    "journey_step": None,
+    "response_language": "en",
+    "language_confidence": 0.0,
+    "detected_language": None,
+    "last_language": None,
+    "consent_command": None,
+    "response_text": None,
+    "awaiting_answer": False,
+    "llm_calls": 0,
+    "graph_path": [],
+    "governor_classification": "business",
+    "governor_confidence": 0.0,
+    "governor_action": None,
+    "casual_turns": 0,
+    "spam_turns": 0,
+    "abuse_turns": 0,
+    "last_catalog_query": None,
+    "last_catalog_filters": {},
+    "last_catalog_results": [],
+    "catalog_total_matches_estimate": None,
+    "selected_item_ids": [],
+    "sales_step": None,
+    "pending_item": None,
+    "rejections": 0,
+    "cart": [],
+    "order_id": None,
+    "order_totals": {},
+    "payment_methods": [],
+    "payment_method": None,
+    "payment_request_id": None,
+    "payment_status": None,
+    "payment_attempt": 0,
+    "quoted_amount_kes": None,
+    "quoted_at": None,
+    "delivery_options": None,
+    "pay_phone": None,
+    "hinted_codes": [],
+    "kb_snippets": [],
+    "support_misses": 0,
+    "order_action": None,
+    "clarify_text": None,
+    "clarify_intent": None,
+    "clarify_loops": 0,
+    "escalation_required": False,
+    "escalation_category": None,
+    "escalation_reason": None,
+    "handoff_ticket_id": None,
+    "frustrated_turns": 0,
+    "tool_error_streak": 0,
+    "waiting_notice_at": None,
+    "transcript": [],
+    "state_version": STATE_VERSION,
+    "turn_count": 0,
+    "last_seen_at": None,
+    "inbound_kind": "text",
+    "conversation_status": "ai_active",
+    "turn_facts": [],
+    "message_reading": None,
+}
 
 
 def new_state(*, tenant_id: str, conversation_id: str, request_id: str) -> ConversationState:
-    """A fresh state: identity is required, everything else starts unknown or empty."""
-    return ConversationState(
-        tenant_id=tenant_id,
-        conversation_id=conversation_id,
-        request_id=request_id,
-        customer_id=None,
-        phone_e164=None,
-        tenant_name=None,
-        bot_name=None,
-        bot_intro=None,
-        tone_style="friendly_concise",
-        default_language="en",
-        allowed_languages=["en", "sw", "sheng"],
-        max_chattiness_level=2,
-        catalog_link_base=None,
-        payments_enabled={},
-        compliance={},
-        handoff={},
-        customer_language_pref=None,
-        marketing_opt_in=None,
-        notification_prefs={},
-        intent="unknown",
-        intent_confidence=0.0,
-        journey="unknown",
-        response_language="en",
-        language_confidence=0.0,
-        governor_classification="business",
-        governor_confidence=0.0,
-        last_catalog_query=None,
-        last_catalog_filters={},
-        last_catalog_results=[],
-        catalog_total_matches_estimate=None,
-        selected_item_ids=[],
-        cart=[],
-        order_id=None,
-        order_totals={},
-        payment_request_id=None,
-        payment_status=None,
-        kb_snippets=[],
-        escalation_required=False,
-        escalation_reason=None,
-        handoff_ticket_id=None,
-        turn_count=0,
-        casual_turns=0,
-        spam_turns=0,
-        response_text=None,
-        inbound_text="",
-        detected_language=None,
-        consent_command=None,
-        governor_action=None,
-        abuse_turns=0,
-        journey_step=None,
-        awaiting_answer=False,
-        llm_calls=0,
-        message_reading=None,
-    )
+    """A fresh state: identity is required, everything else starts at its default."""
+    fresh = deepcopy(DEFAULTS)  # no two states share a list or a dict
+    fresh.update(tenant_id=tenant_id, conversation_id=conversation_id, request_id=request_id)
+    return ConversationState(**fresh)  # type: ignore[typeddict-item]
+
+
+def stored(state: dict[str, Any]) -> dict[str, Any]:
+    """What the gateway saves: the persisted parts only, scratch left behind."""
+    return {key: value for key, value in state.items() if key not in SCRATCH_KEYS}

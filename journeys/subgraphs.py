@@ -45,8 +45,8 @@ def node(
 
     def run(state: FlowState, runtime: Runtime[GraphContext]) -> FlowState:
         update = dict(fn(state, runtime.context.run, runtime.context.deps) or {})
-        path = update["graph_path"] if "graph_path" in update else state.get("graph_path", [])
-        update["graph_path"] = [*path, *recorded]
+        # Only the steps this node adds: the state's reducer appends them.
+        update["graph_path"] = [*update.get("graph_path", []), *recorded]
         return cast(FlowState, update)
 
     run.__name__ = name

@@ -44,7 +44,6 @@ def begin(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     }
     update.update(
         turn_facts=[],
-        graph_path=[],
         escalation_category=None,
         escalation_reason=None,
         last_language=state.get("last_language"),
@@ -117,7 +116,7 @@ def keep_language(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowSt
         return FlowState()
     last = state.get("last_language")
     if last and last in state.get("allowed_languages", []):
-        return FlowState(response_language=last)  # type: ignore[typeddict-item]
+        return FlowState(response_language=last)
     return FlowState()
 
 
@@ -125,7 +124,7 @@ def non_text_reply(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowS
     language = state.get("customer_language_pref") or state.get("last_language")
     language = language or state.get("default_language", "en")
     text = non_text(reply_key(state), language)
-    return FlowState(response_text=text, response_language=language)  # type: ignore[typeddict-item]
+    return FlowState(response_text=text, response_language=language)
 
 
 def _transcript(state: FlowState, reply: str | None) -> list[str]:
@@ -178,5 +177,5 @@ def finish(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
         llm_calls=state.get("llm_calls", 0) + int(called),
     )
     if node:  # the text node that wrote the reply shows on the turn's path
-        update["graph_path"] = [*state.get("graph_path", []), node]
+        update["graph_path"] = [node]
     return update

@@ -1,7 +1,7 @@
 """Property 4 over whole conversations: the stored state is explicit, typed and honest.
 
 After every turn the state the gateway stores must hold every field of seed 002's
-ConversationState with a value of its declared type, carry this turn's identity, say
+PersistedState with a value of its declared type, carry this turn's identity, say
 "unknown" (None / "unknown" / empty) wherever no tool has told it otherwise, and be
 plain JSON: a state read back from the JSONField continues the conversation exactly
 like the in-memory one.
@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from journeys.handler import handle_turn
-from journeys.state import ConversationState
+from journeys.state import PersistedState
 from payments.models import PaymentRequest
 from tenants.context import tenant_context
 from tenants.models import Customer, Tenant
@@ -29,7 +29,7 @@ from tulia.commerce.models import Order
 from tulia.handoff.models import HandoffTicket
 
 pytestmark = pytest.mark.django_db
-FIELDS = get_type_hints(ConversationState)
+FIELDS = get_type_hints(PersistedState)  # scratch is never stored
 _phones = itertools.count(1)
 
 LINES = [

@@ -1,0 +1,49 @@
+"""Stored states of earlier shapes, brought up to the current one (`STATE_VERSION`).
+
+The gateway keeps each conversation's state as JSON between turns, so a deploy meets
+states written by older code. Before a turn reads one, `upgrade` runs the steps from
+its version to the current one, keeps the persisted keys only and fills what is
+missing from the defaults. Each step is a pure function of the stored dict; a new
+shape adds a step and bumps `STATE_VERSION`, and tests/flows/test_state_compat.py
+replays states captured by running the older code.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from copy import deepcopy
+from typing import Any
+
+from journeys.state import DEFAULTS, PERSISTED_KEYS, SCRATCH_KEYS, STATE_VERSION
+
+logger = logging.getLogger("tulia.journeys")
+
+Step = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def _from_unversioned(saved: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 (every state before the version existed, 9040080 to fe806fe): the same
+    flat keys, some still missing in the oldest (shop_version, quoted_at, hinted_codes,
+    delivery_options, order_action ...: the defaults fill them), and per-turn scratch
+    that some versions stored (turn_facts, message_reading): dropped."""
+    return {key: value for key, value in saved.items() if key not in SCRATCH_KEYS}
+
+
+STEPS: dict[int, Step] = {1: _from_unversioned}
+"""The step that turns a state of version N into version N + 1."""
+
+
+def upgrade(saved: Mapping[str, Any]) -> dict[str, Any]:
+    """Any stored state (or {} for a new conversation) in the current shape."""
+    state = dict(saved)
+    version = int(state.get("state_version", 1))
+    if version > STATE_VERSION:  # written by newer code (a rollback): read what we know
+        logger.warning("state version %s is newer than %s", version, STATE_VERSION)
+    while version < STATE_VERSION:
+        state = STEPS[version](state)
+        version += 1
+    current = {k: deepcopy(v) for k, v in DEFAULTS.items() if k in PERSISTED_KEYS}
+    current.update((k, v) for k, v in state.items() if k in PERSISTED_KEYS)
+    current["state_version"] = STATE_VERSION
+    return current
