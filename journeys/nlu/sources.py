@@ -187,5 +187,13 @@ def devlang() -> Iterator[Row]:
             yield Row(text, None, language, None, "devlang")
 
 
-def all_rows() -> list[Row]:
-    return [*own_v1(), *own_v2(), *own_v4(), *banking77_train(), *devlang()]
+def all_rows(*, writers: bool = False) -> list[Row]:
+    """Every training row; the writers' round only when asked (`build --with-writers`).
+
+    The model built with it (round five) read coupon codes sent alone ("save10") as
+    small talk and "poa, tuma" as spam in the transcripts, and no data fix could be
+    rebuilt and tested in the session: bench/nlu.py's held-out-writer measure reads
+    the writers regardless.
+    """
+    fourth = list(own_v4()) if writers else []
+    return [*own_v1(), *own_v2(), *fourth, *banking77_train(), *devlang()]
