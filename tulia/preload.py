@@ -8,8 +8,8 @@ its own copy; that is what PSS (the shared pages divided among their sharers) co
 collections in the children do not write to (and so copy) the shared pages.
 
 What is loaded is what the process runs: the URL configuration and admin for the web,
-plus for the worker the turn engine and its language data (lingua's English and
-Swahili models, the GCIDE dictionary, the intent classifier), which only turns use:
+plus for the worker the turn engine and its language data (our English/Swahili
+word model, the GCIDE dictionary, the intent classifier), which only turns use:
 web processes never load them. Libraries only some deployments or rare requests use are
 imported where used instead: the OpenAI client (preloaded here only when a model is
 configured) and the PDF/DOCX readers of knowledge-base uploads (kb/extract.py).

@@ -14,14 +14,14 @@ from english_words import get_english_words_set
 
 
 @cache
-def _headwords() -> frozenset[str]:
+def headwords() -> frozenset[str]:
     return frozenset(get_english_words_set(["gcide"], lower=True, alpha=True))
 
 
 @lru_cache(maxsize=16384)  # asked for every unlisted word of every message
 def in_english_dictionary(word: str) -> bool:
     """`word` or the singular it was made from is an English headword."""
-    words = _headwords()
+    words = headwords()
     if word in words:
         return True
     if word.endswith("ies") and word[:-3] + "y" in words:

@@ -3,13 +3,14 @@
 Detection votes word by word: a word in the Sheng list, or a Swahili verb prefix on an
 English root ("ku-buy", "mna-deliver", "ni-call"), marks Sheng; English and Swahili
 words come from hand lists plus the words of the training corpus. A new inflection of
-a known Swahili verb is Swahili; any other unfamiliar word is judged by lingua's
-English and Swahili character models, and votes weakly when they are unsure. Place and
-brand names vote for nothing. Conventions follow the nlu_eval labelling guide
-(bench/nlu_eval/README.md): one Sheng marker (a listed slang word, a "ma-" plural on an
-English noun, or a Swahili-affixed English verb such as "nili-pay") makes the message
-Sheng; it is mixed only with at least two words of English and two of Swahili
-(MIXED_MIN_WORDS); otherwise the larger side wins, a tie going to Swahili.
+a known Swahili verb is Swahili; any other unfamiliar word is judged by a character
+n-gram model of English and Swahili words (journeys/nlu/word_language.py), and votes
+weakly when it is unsure. Place and brand names vote for nothing. Conventions follow
+the nlu_eval labelling guide (bench/nlu_eval/README.md): one Sheng marker (a listed
+slang word, a "ma-" plural on an English noun, or a Swahili-affixed English verb such
+as "nili-pay") makes the message Sheng; it is mixed only with at least two words of
+English and two of Swahili (MIXED_MIN_WORDS); otherwise the larger side wins, a tie
+going to Swahili.
 """
 
 from __future__ import annotations
@@ -22,12 +23,11 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import pairwise
 
-from lingua import Language, LanguageDetector, LanguageDetectorBuilder
-
 from journeys.nlu.corpus import DATA_DIR, Example, training_examples
 from journeys.nlu.dictionary import in_english_dictionary
 from journeys.nlu.fragments import is_fragment
 from journeys.nlu.text import fold, sw_stem, tokens
+from journeys.nlu.word_language import swahili_probability
 from journeys.state import Lang
 
 LEXICON_FILE = DATA_DIR / "language_lexicon.json"
@@ -36,14 +36,14 @@ SWITCH_THRESHOLD = 0.75  # SPEC §5.2
 # English noun in a Swahili sentence ("delivery ya Kisumu ni siku ngapi") stays Swahili.
 # A word of unfamiliar shape votes 0.35, so one listed word and two guessed ones suffice.
 MIXED_MIN_WORDS = 1.7
-# lingua's share for a word no list knows: at least this sure, the word counts in full
+# The word model's share for a word no list knows: at least this sure, the word counts in full
 # (and can alone make an English sentence mixed); 0.8 would still take "sofa", "combo"
 # and "toyota" for Swahili.
 SURE_WORD_SHARE = 0.95
 LIKELY_WORD_SHARE = 0.75
 LIKELY_WORD_WEIGHT = 0.6
 UNSURE_WORD_WEIGHT = 0.35
-# A "ma-" stem lingua gives less than this share of Swahili is an English noun.
+# A "ma-" stem the word model gives less than this share of Swahili is an English noun.
 ENGLISH_STEM_SHARE = 0.3
 # English words that only a speaker switching languages puts in a Swahili sentence: a
 # noun can be a loan ("delivery ya Kisumu"), "but" or "because" cannot; nor can the
@@ -67,7 +67,7 @@ _SW_PREFIX_CHAIN = re.compile(
     rf"(?:ha|hu|si)?{_SUBJECT}?(?:si)?(?:ja|na|li|ta|me|ki|nge|ka|ku|sha)?{_OBJECT}?"
 )
 # The same chain when it carries a tense (or ku-, or negative si-): a word that starts
-# with one is a Swahili verb form, whatever lingua thinks of the whole word.
+# with one is a Swahili verb form, whatever the word model thinks of the whole word.
 _SW_TENSED_CHAIN = re.compile(
     rf"(?:(?:ha|hu)?{_SUBJECT}(?:si)?(?:ja|na|li|ta|me|ki|nge|ka|sha)|ku){_OBJECT}?"
 )
@@ -152,7 +152,7 @@ def build_lexicon(examples: Iterable[Example]) -> Lexicon:
     # Corpus words extend the hand lists but never override them: an English loanword in
     # a Swahili example ("confirmation") must not become Swahili.
     # Some corpus lines are labelled by their frame, so a Swahili word can sit in an
-    # English-labelled line ("my order haijafika"); lingua keeps such words out.
+    # English-labelled line ("my order haijafika"); the word model keeps such words out.
     en_only = {w for w in seen["en"] - seen["sw"] - hand_sw if not _surely(w, "sw")}
     sw_only = {w for w in seen["sw"] - seen["en"] - hand_en if not _english_loan(w)}
     en = frozenset(hand_en | en_only) - sheng
@@ -209,7 +209,7 @@ def _is_hybrid(word: str, lex: Lexicon) -> bool:
         return True
     # A one-letter prefix is too weak a sign: "i-phones", "a-mount". English words split
     # into "prefix" and English-looking rest too ("wa-rdrobe", "im-itation"), so a root
-    # only lingua knows needs a prefix with a tense ("ime-bounce", "nili-hustle").
+    # only the word model knows needs a prefix with a tense ("ime-bounce", "nili-hustle").
     for cut in range(2, len(word) - 2):
         root = word[cut:]
         # Short Sheng words make poor roots: "mw-ako" is the Swahili "your", "zinani-bana"
@@ -279,12 +279,12 @@ def _english_verb_with_swahili_ending(word: str, lex: Lexicon) -> bool:
 
 def _english_noun(stem: str, lex: Lexicon) -> bool:
     """The stem of a Sheng "ma-" plural ("ma-tiles", "ma-wigs"), not of a Swahili ji-ma
-    noun ("ma-tangazo", "ma-futa"), whose stems lingua takes for Swahili, nor an English
+    noun ("ma-tangazo", "ma-futa"), whose stems the word model takes for Swahili, nor an English
     word that merely starts with "ma" ("makes", "market")."""
     if in_english_dictionary("ma" + stem):
         return False  # "match", "magazine", "makes": English words, not plurals
     if stem in lex.en:
-        # "ma-king" is "making": a short stem needs a whole word lingua won't call English.
+        # "ma-king" is "making": a short stem needs a whole word the word model won't call English.
         return len(stem) >= 5 or not _surely("ma" + stem, "en")
     # An all-consonant ("ma-tv") or consonant-final ("ma-bulb") stem cannot be Swahili.
     if _ACRONYM.match(stem):
@@ -310,10 +310,10 @@ def _english_root(root: str, lex: Lexicon) -> bool:
 
 
 def _english_word(word: str) -> bool:
-    """lingua is sure it is English, or it is in the dictionary and leans English.
+    """The word model is sure it is English, or it is in the dictionary and leans English.
 
-    lingua alone misses common words ("compare" is 94% English to it); the dictionary
-    alone holds words Swahili has too ("panda"), which lingua leans Swahili on.
+    The word model alone misses some common words; the dictionary alone holds words
+    Swahili has too ("panda"), which the word model leans Swahili on.
     """
     if _surely(word, "en"):
         return True
@@ -392,7 +392,7 @@ def _addressed_as_boss(words: list[str]) -> int:
 
 @lru_cache(maxsize=8192)
 def unfamiliar_word_vote(word: str) -> tuple[str, float]:
-    """A word no list knows, judged by lingua's English and Swahili character models.
+    """A word no list knows, judged by the character model of English and Swahili words.
 
     Those models were trained on large corpora of both languages, so they know that
     "ujumbe" and "wowote" are Swahili and "warranty" English without our lists growing
@@ -413,19 +413,14 @@ def unfamiliar_word_vote(word: str) -> tuple[str, float]:
 
 @lru_cache(maxsize=16384)
 def swahili_share(word: str) -> float:
-    """lingua's confidence (0-1) that a word is Swahili rather than English."""
-    sw_share = _english_swahili_models().compute_language_confidence(word, Language.SWAHILI)
+    """How likely (0-1) a word is Swahili rather than English, from its letters
+    (journeys/nlu/word_language.py, a character n-gram model fitted on our writing)."""
+    sw_share = swahili_probability(word)
     if not _SW_SHAPE.match(word):
         # Swahili spelling ends every word in a vowel and never stacks four consonants:
         # "thx", "zxcv" and "sms" cannot be Swahili, whatever their letters suggest.
         return min(sw_share, 0.49)
     return sw_share
-
-
-@cache
-def _english_swahili_models() -> LanguageDetector:
-    # Only the two models we ask about are loaded (about 70 MB per process).
-    return LanguageDetectorBuilder.from_languages(Language.ENGLISH, Language.SWAHILI).build()
 
 
 def _tally(words: list[str], lex: Lexicon) -> tuple[defaultdict[str, float], Counter[str]]:

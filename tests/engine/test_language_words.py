@@ -1,4 +1,4 @@
-"""How single words vote in language detection: lingua for unlisted words, slang that is
+"""How single words vote in language detection: our word model for unlisted words, slang that is
 Sheng only inside Swahili, Swahili-conjugated English verbs, and the corpus gate."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ EMPTY = Lexicon(en=frozenset(), sw=frozenset(), sheng=frozenset())
         ("thx", "en"),  # no vowel at the end: Swahili spelling cannot produce it
     ],
 )
-def test_a_word_no_list_knows_is_judged_by_lingua(word: str, language: str) -> None:
+def test_a_word_no_list_knows_is_judged_by_its_letters(word: str, language: str) -> None:
     voted, weight = unfamiliar_word_vote(word)
     assert (voted, weight > 0) == (language, True)
 

@@ -13,6 +13,8 @@ from collections import Counter
 from functools import cache
 from pathlib import Path
 
+from journeys.nlu.collisions import collides
+from journeys.nlu.sources import own_v4_files, tsv_rows
 from journeys.state import GOVERNOR_CLASSES, INTENTS, LANGS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,7 +56,8 @@ def _line_variants(line: str) -> set[str]:
 
 
 def _training_lines() -> set[str]:
-    files = [p for p in NLU_DATA.iterdir() if p.suffix in {".txt", ".tsv", ".csv"}]
+    # rglob: the writers' rounds live in folders of their own (data/own_v4/).
+    files = [p for p in NLU_DATA.rglob("*") if p.suffix in {".txt", ".tsv", ".csv"}]
     assert files, "no training or held-out files found to compare against"
     lines: set[str] = set()
     for path in files:
@@ -106,3 +109,16 @@ def test_no_two_messages_share_a_text() -> None:
 def test_no_message_repeats_a_training_or_heldout_line() -> None:
     seen = _training_lines()
     assert [row["text"] for row in _rows() if _normal(row["text"]) in seen] == []
+
+
+def test_no_row_of_the_writers_round_repeats_a_string_that_measures() -> None:
+    """Evaluation, dev and held-out lines, test strings and transcript lines alike."""
+    rows = [row for paths in own_v4_files().values() for path in paths for row in tsv_rows(path)]
+    assert [row.text for row in rows if collides(row.text)] == []
+
+
+def test_a_string_that_measures_is_recognised_however_it_is_written() -> None:
+    first = _rows()[0]["text"]
+    assert collides(first.upper() + "!!")
+    # Joined here: a literal would itself be a test string, and so collide.
+    assert not collides(" ".join(["zq7", "xv9", "is in no set"]))

@@ -140,3 +140,18 @@ def test_our_ngrams_are_scikit_learns(text: str) -> None:
     char = features.char_wb_ngrams(text, *art.char.ngram_range)
     assert word == art.word.build_analyzer()(text)
     assert char == art.char.build_analyzer()(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([*"abkmnstuwyzéñß \t", "ng'", "İ"]), max_size=12).map("".join))
+def test_the_word_scorer_hashes_as_scikit_learn_did_when_fitting(word: str) -> None:
+    """journeys/nlu/word_language.py finds each n-gram's weight where scikit-learn's
+    HashingVectorizer put it at fitting time (MurmurHash3, counts at unit length)."""
+    from journeys.nlu import word_language
+
+    row = word_language._hasher().transform([word])
+    columns, values = word_language._features(word)
+    assert sorted(columns) == sorted(row.indices.tolist())
+    fitted = dict(zip(row.indices.tolist(), row.data.tolist(), strict=True))
+    for column, value in zip(columns, values, strict=True):
+        assert value == pytest.approx(fitted[column], abs=1e-6)
