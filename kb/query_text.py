@@ -24,13 +24,15 @@ _ENGLISH = """
     where which who whom why will with would you your yours hi hello hey thanks thank ok
     okay want need know tell much many also its im dont long take takes took make now
     some still really way happen happens work works should shall may might did didn
+    sure unsure
 """
 _SWAHILI = """
     na ya wa za la kwa ni je kama hii hiyo huo hizi hao katika kuna nini gani vipi mimi
     wewe yeye sisi nyinyi wao yangu yako yake yetu yenu yao au lakini pia tu sana hapo
     hapa huko pale ili kwamba ndiyo ndio hapana habari sasa naomba tafadhali asante
     nataka ninataka nitaweza naweza nikitaka unaweza mnaweza ama wapi lini nani lenu
-    yenu zenu wenu langu liko iko ziko nifanye mtanisaidiaje baada moja
+    yenu zenu wenu langu liko iko ziko nifanye mtanisaidiaje baada moja nina una mna
+    tuna ipi sijui najua nitajua unajua kujua
 """
 _SHENG = """
     niko uko iko aje manze msee bana buda maze wasee mbona bro sis poa sawa naeza mnaeza
@@ -48,8 +50,14 @@ def term_groups(query: str) -> list[tuple[str, ...]]:
     groups = []
     for term in query_terms(query):
         stem = swahili_stem(term)
+        known = [root for root in swahili_roots(term) if lexicon.equivalents(root)]
         variants = dict.fromkeys(
-            [term, stem, *lexicon.equivalents(term), *lexicon.equivalents(stem)]
+            [
+                term,
+                stem,
+                *known,
+                *(other for word in (term, stem, *known) for other in lexicon.equivalents(word)),
+            ]
         )
         groups.append(tuple(variants))
     return groups
@@ -62,6 +70,7 @@ _TENSE = r"(?:na|li|ta|me|ki|ka|nge|ja)"
 _OBJECT = r"(?:ni|ku|tu|wa|ki|vi|zi|li|ya|m)"
 _WITH_OBJECT = re.compile(f"^{_SUBJECT}{_TENSE}{_OBJECT}")
 _WITHOUT_OBJECT = re.compile(f"^{_SUBJECT}{_TENSE}")
+_SUBJUNCTIVE = re.compile(r"^(?:ni|u|a|tu|m|wa)(?=\w{3,}e$)")
 MIN_STEM = 4
 
 
@@ -75,11 +84,25 @@ def swahili_stem(word: str) -> str:
     return stem
 
 
+def swahili_roots(word: str) -> list[str]:
+    """Shorter roots a verb may have, only to look up in the lexicon (too short or too
+    unsure to search by): the infinitive's ku- ("kuchagua" -> "chagua"), markers leaving
+    three letters ("itanifaa" -> "faa", "itanifit" -> "fit"), and the subjunctive's -e
+    ("nichague" -> "chagua", "nichukue" -> "chukua")."""
+    found = [word[2:]] if word.startswith("ku") and len(word) > 5 else []
+    for pattern in (_WITH_OBJECT, _WITHOUT_OBJECT, _SUBJUNCTIVE):
+        match = pattern.match(word)
+        if match and len(word) - match.end() >= 3:
+            found.append(word[match.end() :])
+    return found + [root[:-1] + "a" for root in found if root.endswith("e")]
+
+
 def query_terms(query: str) -> list[str]:
-    """Distinct content words of the query, in order, at most MAX_TERMS."""
+    """Distinct content words of the query, in order, at most MAX_TERMS; a Swahili verb
+    whose stem is a stop word ("nitajuaje" ~ "nitajua", I will know) is one too."""
     seen: dict[str, None] = {}
     for word in words(query):
-        if len(word) > 1 and word not in STOPWORDS:
+        if len(word) > 1 and word not in STOPWORDS and swahili_stem(word) not in STOPWORDS:
             seen.setdefault(word, None)
     return list(seen)[:MAX_TERMS]
 

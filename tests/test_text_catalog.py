@@ -7,8 +7,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from tulia.text import LANGUAGES, ReplyKey, catalog, entry, label, say
+from tulia.text import LANGUAGES, ReplyKey, catalog, entry, label, say, tones
 
 PLACEHOLDER = re.compile(r"{(\w+)}")
 WORD = re.compile(r"[^\W\d_]+")
@@ -92,3 +94,80 @@ def test_an_unlisted_label_falls_back_to_the_default() -> None:
 def test_a_table_is_not_a_sentence() -> None:
     with pytest.raises(TypeError):
         say("reply.status", "en")
+
+
+# The replies a customer meets in any conversation: each tone words every one of them.
+CONVERSATIONAL = {
+    "reply.greeting", "reply.greeting_short", "reply.casual_reply", "reply.clarify_intent",
+    "reply.unknown", "reply.options_intro", "reply.no_results", "reply.not_stocked",
+    "reply.confirm_item", "reply.handoff", "reply.support_no_context", "flows.acknowledged",
+    "flows.frustration_offer", "flows.out_of_stock", "flows.restock_offer", "flows.ask_method",
+    "flows.narrow_clarify",
+}  # fmt: skip
+
+
+def _toned_tones() -> list[str]:
+    """Every tone a shop can pick except friendly, which the plain text already is."""
+    from tenants.models import Tenant
+
+    return [tone for tone in Tenant.Tone.values if tone != Tenant.Tone.FRIENDLY]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_tone_words_every_conversational_reply(language: str) -> None:
+    for tone in _toned_tones():
+        assert set(tones(language)[tone]) == CONVERSATIONAL, (language, tone)
+    assert set(tones(language)) == set(_toned_tones())
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_tone_states_the_same_facts_as_the_plain_text(language: str) -> None:
+    for tone, keys in tones(language).items():
+        for key, found in keys.items():
+            assert _shape(found) == _shape(entry(key, language)), (language, tone, key)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_tone_is_not_the_plain_text_again(language: str) -> None:
+    for tone, keys in tones(language).items():
+        for key, found in keys.items():
+            plain = set(_texts(entry(key, language)))
+            assert not set(_texts(found)) <= plain, (language, tone, key)
+
+
+@pytest.mark.parametrize("language", ["sw", "sheng"])
+def test_tones_are_translated(language: str) -> None:
+    for tone, keys in tones(language).items():
+        for key, found in keys.items():
+            english = {_words(text) for text in _texts(tones("en")[tone][key])}
+            for text in _texts(found):
+                words = _words(text)
+                assert len(words) < 2 or words not in english, (language, tone, key)
+
+
+def test_the_reply_key_carries_the_tone_and_a_key_no_tone_words_reads_plain() -> None:
+    for turn in range(6):
+        plain, playful = ReplyKey("c", turn), ReplyKey("c", turn, tone="playful")
+        assert say("reply.unknown", "sheng", playful) in tones("sheng")["playful"]["reply.unknown"]
+        assert say("reply.unknown", "sheng", plain) in entry("reply.unknown", "sheng")
+        toned = ReplyKey("c", turn, tone="professional")
+        assert say("flows.retry_same", "sw", toned) == say("flows.retry_same", "sw", plain)
+        assert say("reply.unknown", "en", ReplyKey("c", turn, tone="grumpy")) == say(
+            "reply.unknown", "en", plain
+        )
+
+
+@given(
+    tone=st.sampled_from(["professional", "playful"]),
+    language=st.sampled_from(LANGUAGES),
+    turn=st.integers(min_value=0, max_value=10_000),
+    item=st.text(alphabet=st.characters(categories=["L", "N"]), min_size=1, max_size=30),
+)
+def test_every_tone_states_the_item_and_the_price_it_was_given(
+    tone: str, language: str, turn: int, item: str
+) -> None:
+    at = ReplyKey("c", turn, tone=tone)
+    text = say("reply.confirm_item", language, at, quantity=3, item=item, price="KES 4,500")
+    assert item in text
+    assert "KES 4,500" in text
+    assert text.count("3") >= 1 + item.count("3")

@@ -29,8 +29,13 @@ ORDER_STATUS_WORDS = {
 
 
 def reply_key(state: FlowState) -> ReplyKey:
-    """What picks a reply's wording variation: the conversation and its turn number."""
-    return ReplyKey(conversation_id=state["conversation_id"], turn=state.get("turn_count", 0))
+    """What picks a reply's wording: the conversation and its turn number choose among
+    phrasings, the shop's tone among the tone's variants (the facts are the same)."""
+    return ReplyKey(
+        conversation_id=state["conversation_id"],
+        turn=state.get("turn_count", 0),
+        tone=state.get("tone_style"),
+    )
 
 
 class FlowTurn:

@@ -44,7 +44,7 @@ _FILLER_WORDS = (
     "kuna bei ni hey hi hello msee buda manze iko wapi gani can could would like find "
     "nipe niletee nauliza zenu yenu your there with kitu vitu something items item "
     "uko unauza mko mnayo nitapata wapi where and or also ama nikupate kuona "
-    "under below less than over above chini zaidi ksh kes bob shillings budget max "
+    "under below less than over above chini zaidi ksh kes bob shillings budget "
     "size saizi kama around about between habari vya cha za wa niaje mambo vipi sasa "
     "poa hello hujambo salaam nitafute nitafutie tafuta tafadhali"
 )

@@ -23,7 +23,7 @@ _NUMBER = re.compile(r"\b(\d{1,3})\b")
 _REFERENCE = re.compile(r"\b([A-Za-z]{2,3}-[A-Za-z0-9]{4,8})\b")
 _MONEY = r"(\d[\d,]*(?:\.\d+)?)\s*(k)?"
 _MAX_PRICE = re.compile(
-    rf"\b(?:under|below|less than|max|chini ya|budget|si zaidi ya)\s*(?:ksh|kes|sh)?\.?\s*{_MONEY}",
+    rf"\b(under|below|less than|max|chini ya|budget|si zaidi ya)\s*(ksh|kes|sh)?\.?\s*{_MONEY}",
     re.I,
 )
 _MIN_PRICE = re.compile(
@@ -158,15 +158,29 @@ class Wanted:
 
 def wanted(text: str) -> Wanted:
     filters: dict[str, Any] = {}
-    if found := _MAX_PRICE.search(text):
-        filters["max_price"] = _amount(found.group(1), found.group(2))
+    cap = next((m for m in _MAX_PRICE.finditer(text) if not _names_a_model(text, m)), None)
+    if cap is not None:
+        filters["max_price"] = _amount(cap.group(3), cap.group(4))
     if found := _MIN_PRICE.search(text):
         filters["min_price"] = _amount(found.group(1), found.group(2))
     size = _SIZE.search(text)
-    stripped = _SIZE.sub(" ", _MIN_PRICE.sub(" ", _MAX_PRICE.sub(" ", text)))
+    capless = f"{text[: cap.start()]} {text[cap.end() :]}" if cap is not None else text
+    stripped = _SIZE.sub(" ", _MIN_PRICE.sub(" ", capless))
     said = [w for w in words(stripped) if w not in lexicon.FILLER]
     content = [w for i, w in enumerate(said) if not w.isdigit() or _names_model(said, i)]
     return Wanted(search_words(content), filters, size.group(1) if size else None)
+
+
+def _names_a_model(text: str, cap: re.Match[str]) -> bool:
+    """ "max" right after a name word (a brand or model word, not a kind of product),
+    with no currency or "k", is part of the product's name: "air max 95", "Air Max 270".
+    "max 3000", "sneakers max 3000" and "max kes 3k" stay price caps."""
+    if cap.group(1).lower() != "max" or cap.group(2) or cap.group(4):
+        return False
+    before = words(text[: cap.start()])
+    if not before or before[-1] in lexicon.FILLER or before[-1].isdigit():
+        return False
+    return not is_product_word(before[-1])
 
 
 def _names_model(said: list[str], i: int) -> bool:

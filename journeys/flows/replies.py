@@ -23,7 +23,6 @@ def governance_response(state: FlowState, ctx: RunContext, deps: EngineDeps) -> 
             shop=state.get("tenant_name"),
             bot_name=state.get("bot_name"),
             short=short,
-            tone=state.get("tone_style"),
             intro=state.get("bot_intro"),
         )
         return FlowState(response_text=text)

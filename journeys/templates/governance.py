@@ -6,13 +6,6 @@ from typing import Literal
 
 from tulia.text import ReplyKey, label, say
 
-# The shop's tone picks the greeting's wording; the facts (shop, bot name) never change.
-_GREETING_BY_TONE = {
-    "friendly": "reply.greeting",
-    "professional": "reply.greeting_professional",
-    "playful": "reply.greeting_playful",
-}
-
 
 def greeting(
     key: ReplyKey,
@@ -21,15 +14,14 @@ def greeting(
     shop: str | None,
     bot_name: str | None,
     short: bool,
-    tone: str | None = None,
     intro: str | None = None,
 ) -> str:
     """Chattiness level 1 gets the short greeting; without a persona the short one too.
-    The shop's own introduction (bot_intro) follows the greeting as the shop wrote it."""
+    Both are worded in the shop's tone, which `key` carries. The shop's own introduction
+    (bot_intro) follows the long greeting as the shop wrote it."""
     if short or not shop or not bot_name:
         return say("reply.greeting_short", language, key)
-    wording = _GREETING_BY_TONE.get(tone or "", "reply.greeting")
-    text = say(wording, language, key, shop=shop, bot_name=bot_name)
+    text = say("reply.greeting", language, key, shop=shop, bot_name=bot_name)
     return f"{text}\n{intro.strip()}" if intro and intro.strip() else text
 
 

@@ -135,3 +135,17 @@ def test_alternatives_are_in_stock(tenant) -> None:
     f.index(tenant)
     found = search_catalog(tenant.id, "jordan 1")
     assert [h.item.name for h in found.alternatives] == ["Air Jordan 3 Retro"]
+
+
+def test_a_product_word_as_typed_is_not_a_typo_of_another_word() -> None:
+    """ "boots" is a kind of product, not "boost" misspelt; "nkie" is still "nike"."""
+    assert spelling([["boots"]], "adidas ultraboost boost running")[0] < 0.85
+    assert spelling([["nkie"]], "nike air max 90")[0] == 1.0
+
+
+@pytest.mark.django_db
+def test_boots_do_not_find_the_demo_ultraboost() -> None:
+    kicks, mboga = seed_tenants()
+    seed_commerce([kicks, mboga])
+    found = search_catalog(kicks.id, "boots")
+    assert not [h.item.name for h in found.hits if "Ultraboost" in h.item.name]

@@ -251,3 +251,10 @@ def tone_professional(tenant: Tenant) -> None:
 @pytest.fixture
 def tone_playful(tenant: Tenant) -> None:
     _persona(tenant, "playful")
+
+
+@pytest.fixture
+def tone_playful_brief(tenant: Tenant) -> None:
+    """Playful at chattiness 1 (the default): the short greeting, still in the shop's tone."""
+    _persona(tenant, "playful")
+    update_tenant(tenant, max_chattiness_level=1)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from journeys.flows import parse
 from journeys.flows.common import deep_link, local_phone
@@ -96,3 +98,37 @@ def test_deep_link_carries_the_search() -> None:
 
 def test_local_phone_format() -> None:
     assert local_phone("+254712345678") == "0712 345 678"
+
+
+@pytest.mark.parametrize(
+    ("text", "query"),
+    [
+        ("air max 95", "air max 95"),
+        ("Nataka Air Max 270 size 42", "air max 270"),
+        ("niko na doh, nipe air max 90 msee", "air max 90"),
+    ],
+)
+def test_max_after_a_name_word_is_the_model_not_a_budget(text: str, query: str) -> None:
+    want = parse.wanted(text)
+    assert want.query == query
+    assert "max_price" not in want.filters
+
+
+@pytest.mark.parametrize(
+    ("text", "cap"),
+    [
+        ("sneakers max 3000", "3000"),
+        ("max 2500 viatu", "2500"),
+        ("air max 95 max kes 9k", "9000"),
+        ("nataka sukuma max 100", "100"),
+    ],
+)
+def test_max_with_money_or_after_a_product_kind_is_a_budget(text: str, cap: str) -> None:
+    assert parse.wanted(text).filters == {"max_price": cap}
+
+
+@given(st.sampled_from(["air", "jordan", "nike", "zoom"]), st.integers(1, 999))
+def test_a_name_word_then_max_and_a_number_never_caps_the_price(name: str, model: int) -> None:
+    want = parse.wanted(f"{name} max {model}")
+    assert want.filters == {}
+    assert want.query.endswith(f"max {model}")

@@ -29,6 +29,7 @@ from difflib import SequenceMatcher
 from enum import StrEnum
 from itertools import pairwise
 
+from tulia.commerce.lexicon import is_product_word
 from tulia.normalise import words
 
 # Vector similarity (cosine, offline n-gram embeddings) at which a candidate found by
@@ -76,6 +77,17 @@ def spelling(groups: list[list[str]], text: str) -> list[float]:
     return [max(_alike(word, other) for word in group for other in said) for group in groups]
 
 
+def _alike(typed: str, known: str) -> float:
+    """Spelling closeness, forgiving swapped letters ("nkie" is "nike", "mxa" is "max"),
+    except in a word the lexicon knows as a kind of product: "boots" is typed on purpose,
+    not "boost" with two letters swapped."""
+    in_order = SequenceMatcher(None, typed, known).ratio()
+    if is_product_word(typed):
+        return in_order
+    letters = SequenceMatcher(None, sorted(typed), sorted(known)).ratio()
+    return max(in_order, letters)
+
+
 def spelt_enough(groups: list[list[str]], text: str) -> bool:
     """Enough of the query is spelt closely in the item: both of one or two words, all
     but one of a few (as the fuzzy search itself), two of a long message's words."""
@@ -83,13 +95,6 @@ def spelt_enough(groups: list[list[str]], text: str) -> bool:
     count = len(groups)
     needed = count if count <= 2 else count - 1 if count <= LONG_QUERY_WORDS else 2
     return count > 0 and close >= needed
-
-
-def _alike(typed: str, known: str) -> float:
-    """Spelling closeness, forgiving swapped letters ("nkie" is "nike", "mxa" is "max")."""
-    in_order = SequenceMatcher(None, typed, known).ratio()
-    letters = SequenceMatcher(None, sorted(typed), sorted(known)).ratio()
-    return max(in_order, letters)
 
 
 def _has_digit(word: str) -> bool:

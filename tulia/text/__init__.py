@@ -11,6 +11,12 @@ same turn always reads the same, while a long conversation does not repeat one s
 word for word. Python's `hash()` is salted per process, so it cannot serve.
 
 A language outside en/sw/sheng (a "mixed" message, an unknown code) reads English.
+
+The shop's tone (Tenant.tone_style) is a second dimension: each file's `tones` section
+holds, per tone, the conversational keys worded in that tone, with the same facts. A
+reply rendered for a turn carries the tone in its ReplyKey, so every flow that words a
+reply through `say` follows the shop's tone without passing it along; a key the tone
+does not word (payment facts, notices) reads the plain text, which is the friendly one.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ class ReplyKey:
 
     conversation_id: str
     turn: int
+    tone: str | None = None
 
 
 def language_of(language: str | None) -> str:
@@ -40,9 +47,20 @@ def language_of(language: str | None) -> str:
 
 
 @cache
-def catalog(language: str) -> dict[str, dict[str, Any]]:
+def _file(language: str) -> dict[str, dict[str, Any]]:
     data: dict[str, dict[str, Any]] = json.loads((DATA_DIR / f"{language}.json").read_text("utf-8"))
     return data
+
+
+@cache
+def catalog(language: str) -> dict[str, dict[str, Any]]:
+    """The plain sections (the tones aside): what every language must hold key for key."""
+    return {section: names for section, names in _file(language).items() if section != "tones"}
+
+
+def tones(language: str) -> dict[str, dict[str, Any]]:
+    """Per tone, the dotted keys it words differently: {"playful": {"reply.unknown": [...]}}."""
+    return _file(language).get("tones", {})
 
 
 def entry(key: str, language: str | None) -> Any:
@@ -57,12 +75,18 @@ def say(key: str, language: str | None, at: ReplyKey | None = None, /, **facts: 
     With `at`, one of the key's phrasings is chosen reproducibly for that turn; without
     it, the first phrasing is used (notices sent outside a conversation turn).
     """
-    found = entry(key, language)
+    found = _toned(key, language, at.tone) if at is not None and at.tone else None
+    if found is None:
+        found = entry(key, language)
     if isinstance(found, list):
         found = found[_index(at, key, len(found))] if at is not None else found[0]
     if not isinstance(found, str):
         raise TypeError(f"{key} is a table; use label()")
     return found.format(**facts)
+
+
+def _toned(key: str, language: str | None, tone: str) -> Any:
+    return tones(language_of(language)).get(tone, {}).get(key)
 
 
 def _index(at: ReplyKey, key: str, count: int) -> int:
