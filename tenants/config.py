@@ -11,7 +11,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-Language = Literal["en", "sw", "sheng"]
 LANGUAGES: tuple[str, ...] = ("en", "sw", "sheng")
 PaymentMethod = Literal["mpesa_stk", "mpesa_c2b", "pesapal_card"]
 PAYMENT_METHODS: tuple[str, ...] = ("mpesa_stk", "mpesa_c2b", "pesapal_card")
