@@ -43,7 +43,7 @@ def run(data: PaymentGetMethodsInput) -> PaymentGetMethodsOutput:
     tenant = get_tenant(data.tenant_id)
     ready = _configured(tenant.pk)
     methods = [
-        MethodOut(code=code, label=PaymentMethod(code).label)
+        MethodOut(code=code, label=str(PaymentMethod(code).label))
         for code in tenant.payment_methods
         if code in ready
     ]
