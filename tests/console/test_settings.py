@@ -4,7 +4,6 @@ stored as the typed configuration the bot reads."""
 from __future__ import annotations
 
 from datetime import time
-from html.parser import HTMLParser
 from typing import Any
 
 import pytest
@@ -12,6 +11,7 @@ from django.urls import reverse
 
 from tenants.models import Tenant
 from tests.console.conftest import login
+from tests.console.page_form import browser_form
 
 pytestmark = pytest.mark.django_db
 
@@ -20,48 +20,9 @@ def _settings_url(tenant: Tenant) -> str:
     return reverse("admin:tenants_tenant_change", args=[tenant.pk])
 
 
-class _BrowserForm(HTMLParser):
-    """What a browser would submit from the settings page's form, untouched."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.data: dict[str, list[str]] = {}
-        self._textarea: str | None = None
-        self._select: str | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        a = dict(attrs)
-        name = a.get("name") or ""
-        if tag == "input" and name and a.get("type") not in ("submit", "button"):
-            if a.get("type") in ("checkbox", "radio"):
-                if "checked" in a:  # a ticked box without a value sends "on"
-                    self.data.setdefault(name, []).append(a.get("value") or "on")
-                return
-            self.data.setdefault(name, []).append(a.get("value") or "")
-        elif tag == "textarea":
-            self._textarea = name
-            self.data.setdefault(name, []).append("")
-        elif tag == "select":
-            self._select = name
-        elif tag == "option" and self._select and "selected" in a:
-            self.data.setdefault(self._select, []).append(a.get("value") or "")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "textarea":
-            self._textarea = None
-        elif tag == "select":
-            self._select = None
-
-    def handle_data(self, data: str) -> None:
-        if self._textarea:
-            self.data[self._textarea][-1] += data.removeprefix("\n")
-
-
 def _page_form(client, tenant: Tenant) -> dict[str, list[str]]:
     html = client.get(_settings_url(tenant)).content.decode()
-    parser = _BrowserForm()
-    parser.feed(html.split('id="tenant_form"')[1].split("</form>")[0])
-    return parser.data
+    return browser_form(html, "tenant_form")
 
 
 def _posted(client, tenant: Tenant, **changes):

@@ -49,6 +49,7 @@ from tulia.commerce.models import (
 )
 from tulia.commerce.orders import ALLOWED_TRANSITIONS
 from tulia.console.money import kes_text
+from tulia.console.row_fields import DeliveryZonesField, ProductDetailsField
 from tulia.console.today import TO_SHIP
 from tulia.errors import DomainError
 
@@ -170,6 +171,11 @@ class CatalogItemAdmin(TenantScopedAdmin):
             )
         if "price" in form.base_fields:
             form.base_fields["price"].label = _("Price (KES)")
+        if "attributes" in form.base_fields:
+            form.base_fields["attributes"] = ProductDetailsField(
+                label=_("Details"),
+                help_text=_("What else a customer may ask about, e.g. gender: men, material: leather."),
+            )
         return form
 
     @admin.display(description="")
@@ -396,6 +402,20 @@ class FulfilmentSettingsAdmin(TenantScopedAdmin):
     """Delivery zones and fees, and the pickup place: what the sale offers at checkout."""
 
     list_display = ("__str__", "pickup_location", "free_delivery_from", "updated_at")
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        form = super().get_form(request, obj, change, **kwargs)
+        if "delivery_zones" in form.base_fields:
+            form.base_fields["delivery_zones"] = DeliveryZonesField(
+                label=_("Delivery zones"),
+                help_text=_(
+                    "A customer who names a place in a zone pays its fee; the first zone that"
+                    " names it counts. A courier zone is never free."
+                ),
+            )
+        return form
 
 
 @admin.register(Offer)

@@ -9,9 +9,13 @@ from typing import Any
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
-from tenants.admin_scoping import TenantScopedAdmin
+from tenants.accessors import tenant_scope
+from tenants.admin_scoping import TenantScopedAdmin, request_tenant_id
 from tenants.roles import role_action
+from tulia.commerce.models import Category
+from tulia.console.row_fields import ReturnRulesField
 from tulia.errors import DomainError
 from tulia.returns import decisions
 from tulia.returns.models import ReturnPolicy, ReturnRequest
@@ -24,6 +28,26 @@ class ReturnPolicyAdmin(TenantScopedAdmin):
         "updated_at",
     )  # fmt: skip
     readonly_fields = ("version",)
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        form = super().get_form(request, obj, change, **kwargs)
+        if "category_rules" in form.base_fields:
+            rules = ReturnRulesField(
+                label=_("Rules for some categories"),
+                help_text=_(
+                    "A category listed here has its own days to ask; blank days: as the shop."
+                    " A category that never comes back refuses every return."
+                ),
+            )
+            tenant_id = obj.tenant_id if obj is not None else request_tenant_id(request)
+            if tenant_id is not None:
+                with tenant_scope(tenant_id) as tid:
+                    shop = Category.objects.filter(tenant_id=tid).order_by("name")
+                    rules.set_categories(list(shop.values_list("slug", "name")))
+            form.base_fields["category_rules"] = rules
+        return form
 
 
 def _actor(request: HttpRequest) -> str:
