@@ -45,5 +45,5 @@ class BrowserForm(HTMLParser):
 
 def browser_form(html: str, form_id: str) -> dict[str, list[str]]:
     parser = BrowserForm()
-    parser.feed(html.split(f'id="{form_id}"')[1].split("</form>")[0])
+    parser.feed(html.split(f'id="{form_id}"')[1].split("</form>", maxsplit=1)[0])
     return parser.data

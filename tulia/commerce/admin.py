@@ -174,7 +174,9 @@ class CatalogItemAdmin(TenantScopedAdmin):
         if "attributes" in form.base_fields:
             form.base_fields["attributes"] = ProductDetailsField(
                 label=_("Details"),
-                help_text=_("What else a customer may ask about, e.g. gender: men, material: leather."),
+                help_text=_(
+                    "What else a customer may ask about, e.g. gender: men, material: leather."
+                ),
             )
         return form
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from django import forms
-from django.utils.translation import gettext as t
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from tulia.commerce.models.fulfilment import zone_problems
@@ -67,11 +67,13 @@ class DeliveryZonesField(RowsField):
 
     def value_of(self, rows: list[Row]) -> list[dict[str, Any]]:
         zones = []
-        for name, fee, areas, courier in rows:
-            name = name.strip()
+        for typed_name, fee, areas, courier in rows:
+            name = typed_name.strip()
             if not name:
-                raise forms.ValidationError(t("Give every zone a name, or clear its row."))
-            message = t("%(zone)s: the fee is whole shillings from 0 to 100000.") % {"zone": name}
+                raise forms.ValidationError(gettext("Give every zone a name, or clear its row."))
+            message = gettext("%(zone)s: the fee is whole shillings from 0 to 100000.") % {
+                "zone": name
+            }
             zone: dict[str, Any] = {
                 "name": name,
                 "fee": whole_number(fee, 0, MAX_FEE, message),
@@ -80,7 +82,7 @@ class DeliveryZonesField(RowsField):
             if courier == COURIER:
                 zone["courier"] = True
             zones.append(zone)
-        _unique([z["name"] for z in zones], t("Two zones are called %(name)s."))
+        _unique([z["name"] for z in zones], gettext("Two zones are called %(name)s."))
         problem = zone_problems(zones)  # what checkout reads; the rows above meet it
         if problem:
             raise forms.ValidationError(problem)
@@ -109,12 +111,14 @@ class ProductDetailsField(RowsField):
 
     def value_of(self, rows: list[Row]) -> dict[str, Any]:
         details: dict[str, Any] = {}
-        for name, text, kind in rows:
-            name = name.strip()
+        for typed_name, text, kind in rows:
+            name = typed_name.strip()
             if not name:
-                raise forms.ValidationError(t("Give every detail a name, or clear its row."))
+                raise forms.ValidationError(gettext("Give every detail a name, or clear its row."))
             if name.casefold() in {n.casefold() for n in details}:
-                raise forms.ValidationError(t("Two details are called %(name)s.") % {"name": name})
+                raise forms.ValidationError(
+                    gettext("Two details are called %(name)s.") % {"name": name}
+                )
             details[name] = _stored(text) if kind == KEPT_AS_STORED else text.strip()
         return details
 
@@ -169,13 +173,17 @@ class ReturnRulesField(RowsField):
 
     def value_of(self, rows: list[Row]) -> dict[str, dict[str, Any]]:
         rules: dict[str, dict[str, Any]] = {}
-        for slug, return_days, refund_days, returnable in rows:
-            slug = slug.strip()
+        for typed_slug, return_days, refund_days, returnable in rows:
+            slug = typed_slug.strip()
             if not slug:
-                raise forms.ValidationError(t("Choose the category of every rule, or clear its row."))
+                raise forms.ValidationError(
+                    gettext("Choose the category of every rule, or clear its row.")
+                )
             if slug in rules:
-                raise forms.ValidationError(t("Two rules are for %(name)s.") % {"name": slug})
-            message = t("%(category)s: days are whole numbers from 0 to 365.") % {"category": slug}
+                raise forms.ValidationError(gettext("Two rules are for %(name)s.") % {"name": slug})
+            message = gettext("%(category)s: days are whole numbers from 0 to 365.") % {
+                "category": slug
+            }
             rule: dict[str, Any] = {}
             for key, text in (("return_days", return_days), ("refund_days", refund_days)):
                 if text.strip():

@@ -78,7 +78,9 @@ class RowsWidget(forms.Widget):
             "", "<th>{}</th>", ((c.label,) for c in self.columns if c.kind != "hidden")
         )
         body = format_html_join(
-            "", "{}", ((self._row(name, row, label_id if i == 0 else ""),) for i, row in enumerate(rows))
+            "",
+            "{}",
+            ((self._row(name, row, label_id if i == 0 else ""),) for i, row in enumerate(rows)),
         )
         return format_html(
             '<table class="console-rows"><thead><tr>{}<th></th></tr></thead>'
@@ -114,7 +116,11 @@ class RowsWidget(forms.Widget):
                 ((v, " selected" if v == text else "", label) for v, label in choices),
             )
             return format_html(
-                '<select name="{}"{} aria-label="{}">{}</select>', name, id_attr, column.label, options
+                '<select name="{}"{} aria-label="{}">{}</select>',
+                name,
+                id_attr,
+                column.label,
+                options,
             )
         kind = "number" if column.kind == "number" else column.kind
         extra = mark_safe(' min="0" step="1"') if kind == "number" else ""
