@@ -37,12 +37,13 @@ pytest:
 	$(BIN)/pytest -p xdist -n $${PYTEST_WORKERS:-2} --durations=10
 
 # The edit loop: unit and engine tests (markers set in tests/conftest.py), no launcher
-# boot, no deploy validators, no worker/server processes, no model rebuilds, and
+# boot, no deploy validators, no worker/server processes, no model rebuilds, no
+# end-to-end transcript replays, and
 # properties at a few examples each (tests/hypothesis_profiles.py). The test databases
 # are kept between runs (--reuse-db; Django still applies new migrations to them), which
 # saves each worker a minute of migrating. CI runs `make test`, which runs everything on
 # fresh databases.
-FAST_MARKERS := (unit or engine) and not launcher and not deploy and not process and not build
+FAST_MARKERS := (unit or engine) and not launcher and not deploy and not process and not build and not transcript
 test-fast: install
 	$(BIN)/pytest -p xdist -n $${PYTEST_WORKERS:-2} -m "$(FAST_MARKERS)" \
 		--hypothesis-profile=fast --reuse-db --durations=15

@@ -2,6 +2,7 @@
 
     TULIA_DATA_DIR=var/turns-bench .venv/bin/python bench/turns.py \
         [--conversations 320] [--workers 2] [--seed 11] [--mode both|deterministic|cascade]
+        [--worst N]
 
 Seeds the demo shops (Kicks Nairobi: 221 products and knowledge-base documents; Mama
 Mboga, Swahili first), points their M-Pesa accounts at a local Daraja emulator, and
@@ -44,7 +45,7 @@ embedded.start(os.environ["TULIA_PROFILE"])  # settings only name the servers
 
 from turns_parts.driver import run_workers  # noqa: E402
 from turns_parts.oracle import emulated_llm  # noqa: E402
-from turns_parts.report import report, summary  # noqa: E402
+from turns_parts.report import report, summary, worst_turns  # noqa: E402
 from turns_parts.scripts import WARMUP, WARMUP_FIRST, Labels, make_plans  # noqa: E402
 from turns_parts.shops import daraja_for_demo_shops, prepare_database, share_servers  # noqa: E402
 
@@ -58,9 +59,12 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict[str, float]:
     plans = make_plans(args.conversations, args.seed, run, labels)
     warmup = make_plans(WARMUP, args.seed + 1, run, labels, first=WARMUP_FIRST)
     if mode != "cascade":
-        return report(mode, run_workers(plans, warmup, args.workers), args.workers)
+        results = run_workers(plans, warmup, args.workers, args.worst)
+        worst_turns(results, args.worst)
+        return report(mode, results, args.workers)
     with emulated_llm(labels) as cost:
-        results = run_workers(plans, warmup, args.workers)
+        results = run_workers(plans, warmup, args.workers, args.worst)
+    worst_turns(results, args.worst)
     shown = report(mode, results, args.workers)
     per_turn = shown["llm_calls_per_turn"] * cost["dollars_per_call"]
     shown["llm_dollars_per_1000_conversations"] = round(
@@ -82,6 +86,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--mode", choices=["both", "deterministic", "cascade"], default="both")
+    parser.add_argument("--worst", type=int, default=0, help="print the N turns with most queries")
     args = parser.parse_args()
     if args.conversations >= WARMUP_FIRST:
         parser.error(f"at most {WARMUP_FIRST - 1} conversations")

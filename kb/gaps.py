@@ -7,6 +7,7 @@ from uuid import UUID
 
 from django.db import connection
 
+from tenants.accessors import tenant_scope
 from tenants.context import tenant_context
 
 _UPSERT = """
@@ -27,7 +28,8 @@ def record_gap(tenant_id: UUID | str, question: str) -> None:
     key = question_key(question)
     if not key:
         return
-    with tenant_context(tenant_id) as tid, connection.cursor() as cursor:
+    # One statement: joins the caller's open context (the kb tool's) without a savepoint.
+    with tenant_scope(tenant_id) as tid, connection.cursor() as cursor:
         cursor.execute(_UPSERT, [tid, key, question.strip()[:500]])
 
 

@@ -23,6 +23,12 @@ SERVING_FIXTURES = frozenset({"celery_worker", "live_server"})
 ENGINE_FOLDERS = ("engine", "flows")
 # ... and a test needing none of these fixtures touches no database ("unit").
 DATABASE_FIXTURES = frozenset({"db", "transactional_db", "django_db_setup"})
+# ... whole conversations replayed end to end through the webhook, from the transcript
+# files or from states saved by older code ("transcript", make test only): dozens of
+# turns each, minutes together; the edit loop keeps the engine's turn-level tests ...
+TRANSCRIPT_MODULES = frozenset(
+    {"tests/flows/test_transcripts.py", "tests/flows/test_state_compat.py"}
+)
 # Work that is neither unit nor engine whatever its folder ("build", make test only):
 # a model trained from its corpora takes minutes, not the seconds an edit loop has.
 BUILDS = frozenset(
@@ -37,6 +43,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.process)
         if item.nodeid in BUILDS:
             item.add_marker(pytest.mark.build)
+        if item.nodeid.split("::")[0] in TRANSCRIPT_MODULES:
+            item.add_marker(pytest.mark.transcript)
         if item.path.parent.name in ENGINE_FOLDERS:
             item.add_marker(pytest.mark.engine)
         if not DATABASE_FIXTURES & fixtures and item.get_closest_marker("django_db") is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from hypothesis import settings
 
-FAST_EXAMPLES = 10
+FAST_EXAMPLES = 5
 
 settings.register_profile("fast", max_examples=FAST_EXAMPLES)
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tools.contract import CustomerToolInput, Tool
 from tools.models import ToolCall
 from tools.schemas import OrderOut, order_out
-from tulia.commerce.checkout import LineRequest, create_order
+from tulia.commerce.checkout import LineRequest, create_order_with_lines
 from tulia.commerce.models import Order
 
 NAME = "order_create"
@@ -41,14 +41,14 @@ def run(data: OrderCreateInput) -> OrderOut:
     earlier = _created_earlier(data)
     if earlier is not None:
         return order_out(earlier)
-    order = create_order(
+    order, lines = create_order_with_lines(
         data.tenant_id,
         data.customer_id,
         [LineRequest(line.item_id, line.quantity, line.variant_id) for line in data.lines],
         conversation_id=data.conversation_id,
         source=data.source,
     )
-    return order_out(order)
+    return order_out(order, lines)
 
 
 def _one_at_a_time(data: OrderCreateInput) -> None:

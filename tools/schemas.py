@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from decimal import Decimal
 
 from tools.contract import ToolOutput
-from tulia.commerce.models import Order
+from tulia.commerce.models import Order, OrderLine
 
 
 class OrderLineOut(ToolOutput):
@@ -37,7 +38,14 @@ class OrderOut(ToolOutput):
     created_at: datetime
 
 
-def order_out(order: Order) -> OrderOut:
+def _by_id(line: OrderLine) -> int:
+    return int(line.pk)
+
+
+def order_out(order: Order, written: Sequence[OrderLine] | None = None) -> OrderOut:
+    """The order as tools return it; `written`: its lines when the caller has just
+    written them (ordered by id), so they are not read back."""
+    rows = order.lines.order_by("id") if written is None else sorted(written, key=_by_id)
     lines = [
         OrderLineOut(
             item_id=line.item_id,
@@ -48,7 +56,7 @@ def order_out(order: Order) -> OrderOut:
             quantity=line.quantity,
             line_total=line.line_total,
         )
-        for line in order.lines.order_by("id")
+        for line in rows
     ]
     return OrderOut(
         order_id=order.pk,

@@ -3,6 +3,7 @@ handler, as the pipeline does, recording wall/CPU time, queries and LLM calls pe
 
 from __future__ import annotations
 
+import heapq
 import multiprocessing as mp
 import random
 import time
@@ -34,6 +35,18 @@ class WorkerResult:
     finished: float
     payments: int
     paid: int
+    worst: list[WorstTurn] = field(default_factory=list)
+
+
+@dataclass(order=True)
+class WorstTurn:
+    """A turn with many queries, kept with its SQL for `--worst` (journey, step, text)."""
+
+    queries: int
+    journey: str = field(compare=False)
+    step: str = field(compare=False)
+    text: str = field(compare=False)
+    sql: list[str] = field(compare=False)
 
 
 class ClassifierClock:
@@ -65,9 +78,11 @@ CLASSIFIERS = ClassifierClock()
 class QueryCounter:
     def __init__(self) -> None:
         self.count = 0
+        self.sql: list[str] = []
 
     def __call__(self, execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
         self.count += 1
+        self.sql.append(sql)
         return execute(sql, params, many, context)
 
 
@@ -131,7 +146,7 @@ def start_customer(plan: Plan, senders: dict[str, tuple[Any, int]]) -> Customer:
 
 
 class Driver:
-    def __init__(self) -> None:
+    def __init__(self, worst: int = 0) -> None:
         from django.db import connection
 
         from journeys.handler import handle_turn
@@ -140,6 +155,8 @@ class Driver:
         self.connection = connection
         self.records: list[TurnRecord] = []
         self.payments = self.paid = 0
+        self.keep_worst = worst
+        self.worst: list[WorstTurn] = []  # a min-heap of the turns with most queries
 
     def send(self, who: Customer, text: str, kind: str = "text") -> None:
         """One timed turn: the handler and the state write, as the pipeline runs them."""
@@ -156,6 +173,12 @@ class Driver:
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         who.open = output.state is not None and not who.state.get("handoff_ticket_id")
         plan = who.plan
+        if self.keep_worst:
+            step = f"{who.state.get('journey')}/{who.state.get('journey_step')}"
+            kept = WorstTurn(counter.count, plan.journey, step, text[:40], counter.sql)
+            heapq.heappush(self.worst, kept)
+            if len(self.worst) > self.keep_worst:
+                heapq.heappop(self.worst)
         calls = int((output.state or {}).get("llm_calls", 0))
         self.records.append(
             TurnRecord(plan.journey, plan.lang, plan.shop, wall * 1000, cpu * 1000,
@@ -191,7 +214,7 @@ class Driver:
         self.paid += deliver_stk_callback(who.tenant_id, int(who.state["payment_request_id"]))
 
 
-def worker(plans: list[Plan], warmup: list[Plan]) -> WorkerResult:
+def worker(plans: list[Plan], warmup: list[Plan], worst: int) -> WorkerResult:
     """Runs in a fresh process: Django set up here, warm-up turns not recorded."""
     import logging
 
@@ -201,19 +224,24 @@ def worker(plans: list[Plan], warmup: list[Plan]) -> WorkerResult:
     CLASSIFIERS.install()  # before the graph is first compiled
     logging.disable(logging.WARNING)  # tool and payment logs would swamp the figures
     senders = demo_senders()
-    driver = Driver()
+    driver = Driver(worst)
     for plan in warmup:
         driver.converse(start_customer(plan, senders))
     driver.records.clear()
+    driver.worst.clear()
     driver.payments = driver.paid = 0
     started = time.time()
     for plan in plans:
         driver.converse(start_customer(plan, senders))
-    return WorkerResult(driver.records, started, time.time(), driver.payments, driver.paid)
+    finished = time.time()
+    return WorkerResult(driver.records, started, finished, driver.payments, driver.paid,
+                        sorted(driver.worst, reverse=True))  # fmt: skip
 
 
-def run_workers(plans: list[Plan], warmup: list[Plan], workers: int) -> list[WorkerResult]:
+def run_workers(
+    plans: list[Plan], warmup: list[Plan], workers: int, worst: int = 0
+) -> list[WorkerResult]:
     shares = [plans[n::workers] for n in range(workers)]
     context = mp.get_context("spawn")  # a fresh interpreter and Django setup per process
     with context.Pool(workers) as pool:
-        return pool.starmap(worker, [(share, warmup) for share in shares])
+        return pool.starmap(worker, [(share, warmup, worst) for share in shares])

@@ -110,3 +110,12 @@ def summary(shown: dict[str, dict[str, float]]) -> dict[str, float]:
             headline[key] = shown["cascade"][key]
     headline["paid"] = main_run["paid"]
     return headline
+
+
+def worst_turns(results: list[WorkerResult], shown: int) -> None:
+    """The turns with most queries and their SQL (first 110 characters of each)."""
+    turns = sorted((t for result in results for t in result.worst), reverse=True)[:shown]
+    for turn in turns:
+        print(f"\n{turn.queries} queries: {turn.journey} -> {turn.step} ({turn.text!r})")
+        for n, sql in enumerate(turn.sql, 1):
+            print(f"  {n:>2} {' '.join(sql.split())[:110]}")

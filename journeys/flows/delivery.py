@@ -22,11 +22,6 @@ from tulia.normalise import find_phrase
 from tulia.text import format_money
 
 STEPS = ("fulfilment", "area")
-DELIVERY_WORDS = ("delivery", "deliver", "deliver it", "leta", "niletee", "nitumie",
-                  "tuma", "rider", "courier", "send it", "delivery please")  # fmt: skip
-PICKUP_WORDS = ("pickup", "pick up", "pick it up", "collect", "i will collect", "nitachukua",
-                "nitakuja", "nitapita", "kuchukua", "kuja dukani", "nichukue",
-                "nitakam", "nitakuja kuchukua")  # fmt: skip
 # Topics an area answer is not: the customer moved on (the question stays pending).
 OTHER_INTENTS = ("sales_discovery", "product_question", "discounts_offers",
                  "preferences_consent", "human_request", "support_question")  # fmt: skip
@@ -46,9 +41,9 @@ def _choice(state: FlowState, text: str) -> str | None:
     picked = parse.number_choice(text, len(listed))
     if picked is not None and len(parse.words(text)) <= 3:
         return listed[picked - 1]
-    if parse.has(text, PICKUP_WORDS) and "pickup" in listed:
+    if parse.has(text, lexicon.PICKUP) and "pickup" in listed:
         return "pickup"
-    if parse.has(text, DELIVERY_WORDS) or _zone_named(options, text):
+    if parse.has(text, lexicon.DELIVERY) or _zone_named(options, text):
         return "delivery" if "delivery" in listed else None
     return None
 

@@ -33,13 +33,6 @@ STEP_ORDER, STEP_REASON, STEP_CONFIRM = "action_order", "action_reason", "action
 # A first message carries its own reason when it says why, names damage, or says this
 # many words beyond the request itself.
 REASON_WORDS = 4
-POLICY_WORDS = ("policy", "policies", "sera", "sheria", "terms", "how do returns work",
-                "how do refunds work")  # fmt: skip
-BECAUSE = ("because", "since", "coz", "cause", "kwa sababu", "sababu", "juu", "maana")
-# Another size or colour of what was delivered (the Kicks document's "size exchange").
-EXCHANGE = ("exchange", "badilisha", "kubadilisha", "nibadilishe", "nibadilishie",
-            "change size", "change the size", "another size", "different size",
-            "size nyingine", "saizi nyingine", "swap", "kuchange", "nichangie")  # fmt: skip
 
 
 def wanted_action(state: FlowState) -> str | None:
@@ -53,7 +46,7 @@ def wanted_action(state: FlowState) -> str | None:
         return "cancel"
     if parse.has(text, lexicon.REFUND):
         return "refund"
-    if parse.has(text, EXCHANGE):
+    if parse.has(text, lexicon.EXCHANGE):
         return "exchange"
     if parse.has(text, lexicon.RETURN):
         return "return"
@@ -62,7 +55,7 @@ def wanted_action(state: FlowState) -> str | None:
 
 def _about_the_policy(state: FlowState, text: str) -> bool:
     """ "What is your return policy?", "how do refunds work?": for support to answer."""
-    if parse.has(text, POLICY_WORDS):
+    if parse.has(text, lexicon.RETURN_POLICY):
         return True
     confident = state.get("intent_confidence", 0.0) >= INTENT_ROUTE_THRESHOLD
     asks = state.get("intent") == "support_question" and confident
@@ -180,7 +173,7 @@ def _wanted(text: str, reference: str = "") -> str:
 
 def _says_why(text: str) -> bool:
     """ "Return KN-AB1234, the sole is torn": more than the request itself."""
-    if parse.has(text, BECAUSE) or parse.has(text, DEFAULT_DAMAGE_WORDS):
+    if parse.has(text, lexicon.BECAUSE) or parse.has(text, DEFAULT_DAMAGE_WORDS):
         return True
     asked = set(parse.words(" ".join((*lexicon.RETURN, *lexicon.REFUND))))
     rest = [w for w in parse.words(text) if w not in asked and w not in lexicon.FILLER]

@@ -8,7 +8,7 @@ from uuid import UUID
 
 from django.db import IntegrityError, transaction
 
-from tenants.context import tenant_context
+from tenants.accessors import get_tenant, tenant_scope
 from tenants.errors import NotFound
 from tenants.models import Customer, Tenant
 from tulia.commerce.errors import InvalidOrderLine, OutOfStock
@@ -61,6 +61,7 @@ def _resolve(tenant_id: UUID, item_id: int, variant_id: int | None, quantity: in
         variant = variants.filter(pk=variant_id).first()
         if variant is None:
             raise NotFound(f"variant {variant_id} of item {item_id} not found")
+        variant.item = item  # its price and name fall back to the item's: no second read
     elif variants.exists():
         raise InvalidOrderLine(
             f"item {item_id} needs a variant (size, colour...)", reason="needs_variant"
@@ -97,27 +98,45 @@ def create_order(
 ) -> Order:
     """A draft order priced from the catalog as it is now; `source`: the shop page's
     source tag when the order began with a code from it (see storefront/codes.py)."""
+    order, _ = create_order_with_lines(
+        tenant_id, customer_id, lines, conversation_id=conversation_id, source=source
+    )
+    return order
+
+
+def create_order_with_lines(
+    tenant_id: UUID | str,
+    customer_id: int,
+    lines: Sequence[LineRequest],
+    *,
+    conversation_id: int | None = None,
+    source: str = "",
+) -> tuple[Order, list[OrderLine]]:
+    """create_order, with the lines it wrote (so the caller need not read them back)."""
     if not lines:
         raise InvalidOrderLine("an order needs at least one line", reason="empty")
-    with tenant_context(tenant_id) as tid:
+    # Joined without a savepoint when the caller (the tool runner) is already inside this
+    # tenant's context: every refusal below is raised before the first write, and a
+    # failing write aborts the caller's transaction whatever savepoint it sits in.
+    with tenant_scope(tenant_id) as tid:
         customer = Customer.objects.filter(tenant_id=tid, pk=customer_id).first()
         if customer is None:
             raise NotFound("customer not found")
         resolved = [_resolve(tid, *key, qty) for key, qty in _merge(lines).items()]
         amount = subtotal([line.priced() for line in resolved])
         order = _insert_order(
-            Tenant.objects.get(pk=tid),
+            get_tenant(tid),  # the process's cached row: only its id and slug are used
             customer,
             subtotal=amount,
             total=amount,
             conversation_id=conversation_id,
             source=source,
         )
-        OrderLine.objects.bulk_create([_line(order, line) for line in resolved])
+        written = OrderLine.objects.bulk_create([_line(order, line) for line in resolved])
         OrderStatusEvent.objects.create(
             tenant_id=tid, order=order, to_status=order.status, reason="created"
         )
-        return order
+        return order, written
 
 
 def _line(order: Order, resolved: _Resolved) -> OrderLine:

@@ -12,6 +12,7 @@ from uuid import UUID
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from tenants.accessors import tenant_scope
 from tenants.context import tenant_context
 from tenants.errors import NotFound
 from tulia.commerce.checkout import priced_lines
@@ -99,8 +100,11 @@ def applicable_offers(
 
 
 def apply_coupon(tenant_id: UUID | str, order_id: int, code: str, customer_id: int) -> Order:
-    """Apply `code` to the customer's order, replacing any earlier coupon on it."""
-    with tenant_context(tenant_id) as tid:
+    """Apply `code` to the customer's order, replacing any earlier coupon on it.
+
+    Every refusal comes before the first write, so the tool's open context is joined
+    without a savepoint."""
+    with tenant_scope(tenant_id) as tid:
         order = (
             Order.objects.select_for_update()
             .filter(tenant_id=tid, pk=order_id, customer_id=customer_id)

@@ -14,8 +14,7 @@ from uuid import UUID
 
 from django.contrib.auth import get_user_model
 
-from tenants.accessors import get_tenant
-from tenants.context import tenant_context
+from tenants.accessors import get_tenant, tenant_scope
 from tenants.errors import NotFound
 from tenants.models import Tenant
 from tulia import clock
@@ -73,7 +72,9 @@ def escalate(
     """Open (or find) the conversation's ticket and route it; tell the customer honestly."""
     tenant = get_tenant(tenant_id)
     moment = now or datetime.fromtimestamp(clock.now(), UTC)  # business hours: a test holds it
-    with tenant_context(tenant.id) as tid:
+    # Refusals (not found, not open) come before the first write: the tool's open
+    # context is joined without a savepoint.
+    with tenant_scope(tenant.id) as tid:
         conversation = _locked(tid, conversation_id)
         language = request.language or _language(tenant, conversation)
         existing = _open_ticket(tid, conversation_id)

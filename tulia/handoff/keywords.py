@@ -5,21 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tenants.config import HandoffSettings
+from tulia import words
 from tulia.normalise import find_phrase
 
 # Used when a tenant has emptied its list by mistake: asking for a human must always work.
-BASELINE_TRIGGERS: tuple[str, ...] = (
-    "agent",
-    "human",
-    "real person",
-    "speak to someone",
-    "customer care",
-    "mtu",
-    "binadamu",
-    "nataka kuongea na mtu",
-    "niongee na mtu",
-    "huduma kwa wateja",
-)
+BASELINE_TRIGGERS = words.phrases("handoff_baseline")
 
 
 @dataclass(frozen=True)

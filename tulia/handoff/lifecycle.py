@@ -12,7 +12,7 @@ from uuid import UUID
 
 from django.utils import timezone
 
-from tenants.context import tenant_context
+from tenants.accessors import tenant_scope
 from tenants.errors import NotFound
 from tulia.conversations.models import Conversation
 from tulia.handoff.errors import IllegalTransition
@@ -50,7 +50,9 @@ def target_of(move: Move, current: str) -> str:
 def transition(tenant_id: UUID | str, conversation_id: int, move: Move) -> str:
     """Apply `move` atomically; returns the new status."""
     sources, target = TRANSITIONS[move]
-    with tenant_context(tenant_id) as tid:
+    # One guarded UPDATE (nothing written when it refuses): the caller's open context
+    # (the handoff tool's) is joined without a savepoint.
+    with tenant_scope(tenant_id) as tid:
         updated = Conversation.objects.filter(
             tenant_id=tid, pk=conversation_id, status__in=sources
         ).update(status=target, updated_at=timezone.now())

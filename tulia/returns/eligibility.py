@@ -14,22 +14,10 @@ from datetime import datetime
 from enum import StrEnum
 from zoneinfo import ZoneInfo
 
+from tulia import words
 from tulia.normalise import find_phrase
 
-DEFAULT_DAMAGE_WORDS: tuple[str, ...] = (
-    # English
-    "damaged", "defective", "broken", "shattered", "torn", "cracked", "faulty",
-    "not working", "doesn't work", "spoilt", "leaking",
-    # Swahili
-    "imeharibika", "imevunjika", "mbovu", "imeraruka", "imepasuka", "haifanyi kazi",
-    "imeoza", "kasoro", "inavuja",
-    # Swahili, plural noun classes (viatu/nguo: "zimeraruka", "vimevunjika")
-    "zimeharibika", "zimevunjika", "zimeraruka", "zimepasuka", "zimeoza", "zinavuja",
-    "vimeharibika", "vimevunjika", "imechanika", "zimechanika", "imekatika", "zimekatika",
-    # Sheng
-    "haiworki", "haziworki", "imeharibiwa", "imetoboka", "zimetoboka", "imeisha soli",
-    "ni fake", "imeblow", "imebreak", "zimebreak", "imetear",
-)  # fmt: skip
+DEFAULT_DAMAGE_WORDS = words.phrases("damage")  # when the shop has not set its own
 
 
 class Action(StrEnum):
