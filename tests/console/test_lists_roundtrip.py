@@ -23,7 +23,7 @@ _loaded = settings(suppress_health_check=[HealthCheck.too_slow])
 
 def _posted(field: RowsField, value: Any) -> dict[str, list[str]]:
     """What the browser posts back from the rendered rows, by input name."""
-    columns = field.widget.columns  # type: ignore[attr-defined]
+    columns = field.widget.columns
     rows = field.prepare_value(value)
     return {f"f_{c.name}": [row[i] for row in rows] for i, c in enumerate(columns)}
 

@@ -90,8 +90,8 @@ class RowsWidget(forms.Widget):
         )  # fmt: skip
 
     def _row(self, name: str, row: Row, label_id: str) -> SafeString:
-        cells = []
-        hidden = []
+        cells: list[SafeString] = []
+        hidden: list[SafeString] = []
         for index, column in enumerate(self.columns):
             text = row[index] if index < len(row) else ""
             box = self._box(f"{name}_{column.name}", column, text, label_id if index == 0 else "")
