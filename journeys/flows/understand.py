@@ -109,6 +109,11 @@ def _held_language(state: FlowState) -> str | None:
     return None
 
 
+def _plainly_local(detected: LanguageResult) -> bool:
+    """Surely Swahili or Sheng; English keywords ("STOP", "hi") are everyone's."""
+    return detected.confidence >= SWITCH_THRESHOLD and detected.language != "en"
+
+
 def consent_check(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     """STOP-style commands act before any classifier; no LLM is ever asked about them."""
     extra = state.get("compliance", {}).get("opt_out_keywords", [])
@@ -118,9 +123,8 @@ def consent_check(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowSt
         return _update(consent_command=None)
     # "START", "STOP": a keyword shows no register; answered in the customer's language.
     detected = detect_language(state["inbound_text"])
-    sure = detected.confidence >= SWITCH_THRESHOLD and detected.language != "en"
     language = _reply_language(state, detected)
-    if not sure:
+    if not _plainly_local(detected):
         language = _held_language(state) or language
     reply = consent_confirmed(
         reply_key(state), language, kind=command.kind, shop=state.get("tenant_name")
@@ -166,9 +170,10 @@ def language_policy(state: FlowState, ctx: RunContext, deps: EngineDeps) -> Flow
     keeps = answers_step(state) and last in state.get("allowed_languages", [])
     if keeps and not state.get("customer_language_pref"):
         language = str(last)
-    # Nor does a bare "hi" / "thanks": the customer's known language answers it.
+    # Nor does a bare "hi" / "thanks" (unless plainly Swahili or Sheng, "habari yako"):
+    # the customer's known language answers it.
     held = _held_language(state)
-    if held and parse.acknowledges(text):
+    if held and parse.acknowledges(text) and not _plainly_local(found):
         language = held
     return _update(
         detected_language=found.language,
