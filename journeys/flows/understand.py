@@ -99,6 +99,21 @@ def _reply_language(state: FlowState, detected: LanguageResult) -> str:
     ).language
 
 
+def _held_language(state: FlowState) -> str | None:
+    """The language the customer is known to use: the saved preference, else this
+    conversation's last reply's (when the shop allows it)."""
+    allowed = state.get("allowed_languages", [])
+    for known in (state.get("customer_language_pref"), state.get("last_language")):
+        if known and known in allowed:
+            return str(known)
+    return None
+
+
+def _plainly_local(detected: LanguageResult) -> bool:
+    """Surely Swahili or Sheng; English keywords ("STOP", "hi") are everyone's."""
+    return detected.confidence >= SWITCH_THRESHOLD and detected.language != "en"
+
+
 def consent_check(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     """STOP-style commands act before any classifier; no LLM is ever asked about them."""
     extra = state.get("compliance", {}).get("opt_out_keywords", [])
@@ -106,7 +121,11 @@ def consent_check(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowSt
     command = detect_consent_command(state["inbound_text"], extra, awaiting_answer=awaiting)
     if command is None:
         return _update(consent_command=None)
-    language = _reply_language(state, detect_language(state["inbound_text"]))
+    # "START", "STOP": a keyword shows no register; answered in the customer's language.
+    detected = detect_language(state["inbound_text"])
+    language = _reply_language(state, detected)
+    if not _plainly_local(detected):
+        language = _held_language(state) or language
     reply = consent_confirmed(
         reply_key(state), language, kind=command.kind, shop=state.get("tenant_name")
     )
@@ -151,6 +170,11 @@ def language_policy(state: FlowState, ctx: RunContext, deps: EngineDeps) -> Flow
     keeps = answers_step(state) and last in state.get("allowed_languages", [])
     if keeps and not state.get("customer_language_pref"):
         language = str(last)
+    # Nor does a bare "hi" / "thanks" (unless plainly Swahili or Sheng, "habari yako"):
+    # the customer's known language answers it.
+    held = _held_language(state)
+    if held and parse.acknowledges(text) and not _plainly_local(found):
+        language = held
     return _update(
         detected_language=found.language,
         language_confidence=found.confidence,

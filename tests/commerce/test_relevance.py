@@ -8,18 +8,21 @@ names with two letters swapped must still find the item.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tenants.demo import seed_tenants
 from tests.commerce import factories as f
 from tulia.commerce.demo import seed_commerce
 from tulia.commerce.demo_data import ACCESSORIES, GROCERIES, SANDALS, SNEAKER_MODELS
-from tulia.commerce.lexicon import expand_groups
+from tulia.commerce.lexicon import expand_groups, is_product_word
 from tulia.commerce.relevance import (
     Candidate,
     Found,
     contradicts_model,
     judge,
     model_numbers,
+    other_variant,
     spelling,
     spelt_enough,
 )
@@ -70,10 +73,29 @@ def test_enough_words_spelt_closely() -> None:
         (("Viazi Vitamu", Found.NEAR, 0.19, "tomatoes", True), "noise"),
         (("Vans Authentic", Found.NEAR, 0.4, "sneakers", True), "alternative"),
         (("Tangawizi", Found.NEAR, 0.15, "pizza", False), "noise"),
+        # Another variant of the model asked for: the closest there is, not a match.
+        (("Nike Dunk Low Panda", Found.FUZZY, 0.53, "nike dunk high", False), "alternative"),
+        (("Nike Dunk Low Panda", Found.FUZZY, 0.1, "dunk high", False), "alternative"),
+        (("Air Force 1 Low White", Found.FUZZY, 0.46, "air force 1 high", False), "alternative"),
+        (("Air Jordan 1 High OG", Found.FUZZY, 0.58, "jordan 1 low", False), "alternative"),
+        (("Nike Dunk Low Panda", Found.FUZZY, 0.5, "nike dunk lwo", False), "match"),  # typo
+        (("Nike Dunk Low Panda", Found.FUZZY, 0.5, "nike dunk sneakers", False), "match"),
     ],
 )
 def test_verdicts(case: tuple[str, Found, float, str, bool], verdict: str) -> None:
     assert _judge(*case) == verdict
+
+
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=9))
+def test_any_other_word_after_the_model_is_another_variant(typed: str) -> None:
+    """Not a phrase list: whatever word follows "dunk", if the item spells it nowhere
+    (nor does the lexicon call it a kind of product), the Dunk Low is not it."""
+    text = "nike dunk low panda sneakers"
+    groups = expand_groups(f"dunk {typed}")
+    if len(groups) != 2 or groups[1][0] != typed:
+        return  # a stop word, or the same word twice
+    unlike = max(spelling([groups[1]], text)) < 0.85 and not is_product_word(typed)
+    assert other_variant(groups, "Nike Dunk Low Panda", text) == unlike
 
 
 def _swap_last_two(word: str) -> str:
@@ -149,3 +171,22 @@ def test_boots_do_not_find_the_demo_ultraboost() -> None:
     seed_commerce([kicks, mboga])
     found = search_catalog(kicks.id, "boots")
     assert not [h.item.name for h in found.hits if "Ultraboost" in h.item.name]
+
+
+@pytest.mark.django_db
+def test_a_variant_not_sold_is_offered_instead(tenant) -> None:
+    f.item(tenant, "Nike Dunk Low Panda", 14500, brand="Nike")
+    f.item(tenant, "Air Force 1 Low White", 14500, brand="Nike")
+    f.item(tenant, "Pool Slide Navy", 900)
+    f.index(tenant)
+    for query, closest in [
+        ("nike dunk high", "Nike Dunk Low Panda"),
+        ("dunk high", "Nike Dunk Low Panda"),
+        ("air force 1 high", "Air Force 1 Low White"),
+    ]:
+        found = search_catalog(tenant.id, query)
+        assert found.hits == [], query
+        assert closest in [h.item.name for h in found.alternatives], query
+    assert [h.item.name for h in search_catalog(tenant.id, "dunk low").hits] == [
+        "Nike Dunk Low Panda"
+    ]

@@ -183,6 +183,22 @@ def jordans_and_sold_out(shop: Tenant) -> Tenant:
 
 
 @pytest.fixture
+def low_tops(shop: Tenant) -> Tenant:
+    """Kicks Nairobi also sells two low-top models, and no high-top of either."""
+    for name in ("Nike Dunk Low Panda", "Air Force 1 Low White"):
+        factories.item(
+            shop,
+            name,
+            14500,
+            brand="Nike",
+            aliases=["sneakers", "raba"],
+            variants=[{"attributes": {"size": "42"}, "stock": 3}],
+        )
+    factories.index(shop)
+    return shop
+
+
+@pytest.fixture
 def chat_with() -> Callable[..., Chat]:
     def start(tenant: Tenant, phone: str = "0712345678", **_: Any) -> Chat:
         return start_chat(tenant, phone)

@@ -12,6 +12,7 @@ lines that follow: silence is simulated, never slept.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -19,13 +20,20 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.flows.chat import start_webhook_chat
+from tenants.models import Tenant
+from tenants.services import update_tenant
+from tests.flows.chat import WebhookChat, start_webhook_chat
 from tests.flows.effects import ACTIONS, observed
 from tulia import clock
+from tulia.text import say
 
 TRANSCRIPTS = Path(__file__).resolve().parents[2] / "journeys" / "transcripts"
 FILES = sorted(TRANSCRIPTS.glob("*.yaml"))
 FIRST_MESSAGE_AT = 1_800_000_000.0  # seconds since the epoch; any fixed moment serves
+# TULIA_TRANSCRIPTS_PRIVACY_NOTICE=1 runs every transcript with the shop's privacy notice
+# on (a one-off check); without it only the files saying `privacy_notice: true` do.
+ALL_WITH_NOTICE = os.environ.get("TULIA_TRANSCRIPTS_PRIVACY_NOTICE") == "1"
+LANGUAGES = ("en", "sw", "sheng")
 
 pytestmark = pytest.mark.django_db
 
@@ -56,6 +64,29 @@ def check_effects(found: dict[str, Any], expected: dict[str, Any], where: str) -
         assert found[key] == value, f"{where}: {key} = {found[key]!r}, expected {value!r}"
 
 
+class NoticeCheck:
+    """The privacy notice, when the shop shows it: after the first turn's reply (never
+    after a first STOP), once, in the conversation's language, as the last part with
+    the answer before it whole."""
+
+    def __init__(self, shop: Tenant) -> None:
+        self.shop = shop
+        self.notices = {
+            lang: say("gateway.privacy_notice", lang, shop=shop.name) for lang in LANGUAGES
+        }
+
+    def strip(self, reply: str, chat: WebhookChat, where: str) -> str:
+        found = [lang for lang, text in self.notices.items() if text in reply]
+        if chat.turn_number != 1 or not reply or chat.state.get("consent_command"):
+            assert not found, f"{where}: privacy notice where none belongs: {reply!r}"
+            return reply
+        language = chat.state.get("response_language") or self.shop.default_language
+        notice = self.notices[language]
+        assert found == [language], f"{where}: notice in {found}, chat in {language}: {reply!r}"
+        assert reply.endswith("\n" + notice), f"{where}: notice not last, or alone: {reply!r}"
+        return reply.removesuffix("\n" + notice)
+
+
 @pytest.fixture(autouse=True)
 def real_turns(settings: Any) -> None:
     settings.TULIA_TURN_HANDLER = "journeys.handler.handle_turn"
@@ -69,6 +100,10 @@ def test_transcript(path: Path, request: pytest.FixtureRequest) -> None:
     for fixture in script.get("fixtures", []):
         request.getfixturevalue(fixture)
     shop = request.getfixturevalue(script["shop"])
+    notice = None
+    if ALL_WITH_NOTICE or script.get("privacy_notice"):
+        update_tenant(shop, compliance={**shop.compliance, "show_privacy_notice": True})
+        notice = NoticeCheck(shop)
     chat = start_webhook_chat(shop, script.get("phone", "0712345678"))
     minute = 0.0
     for n, line in enumerate(script["turns"], start=1):
@@ -82,6 +117,8 @@ def test_transcript(path: Path, request: pytest.FixtureRequest) -> None:
             reply = chat.send(
                 line["say"], line.get("kind", "text"), duplicate=line.get("duplicate", False)
             )
+        if notice is not None:
+            reply = notice.strip(reply, chat, where)
         check_reply(reply, line.get("expect", {}), where)
         check_state(chat.state, line.get("state", {}), where)
         check_effects(observed(chat), line.get("effects", {}), where)

@@ -19,7 +19,10 @@ keeps the measurement): each shop's typo'd product names against the other shop'
 names searched in it.
 
 A model number the customer typed must agree: "Jordan 1" is not "Jordan 4", whatever
-the scores say (the item calls the same word by another number).
+the scores say (the item calls the same word by another number). So must a model's
+variant: "Dunk High" is not "Dunk Low", nor "Air Force 1 High" an "Air Force 1 Low":
+the item follows the shared word with another word and has the typed one nowhere. Such
+an item is at most the closest alternative ("we don't stock that; the closest we have").
 """
 
 from __future__ import annotations
@@ -122,6 +125,25 @@ def contradicts_model(numbers: dict[str, str], name: str) -> bool:
     return False
 
 
+def other_variant(query: list[list[str]], name: str, text: str) -> bool:
+    """The item names another variant of the model asked for: a query word follows a
+    word the item's name shares, the name follows that word with another word, and the
+    typed word (or an equivalent) is spelt nowhere in the item ("dunk high" for "Nike
+    Dunk Low"). Kinds of product ("nike sneakers") and numbers (model_numbers) aside."""
+    if len(query) > LONG_QUERY_WORDS:
+        return False  # a long message's words are not one product's name in order
+    following = dict(pairwise(words(name)))
+    said = text.split() or [""]
+    for before, group in pairwise(query):
+        typed = group[0]
+        after = following.get(before[0])
+        if after is None or after in group or _has_digit(typed) or is_product_word(typed):
+            continue
+        if max(_alike(word, other) for word in group for other in said) < SPELLING_FLOOR:
+            return True
+    return False
+
+
 def judge(candidate: Candidate, query: list[list[str]], *, words_matched: bool) -> Verdict:
     """`query`: the search's word groups (expand_groups); `words_matched`: some candidate
     of this search matched every query word."""
@@ -129,6 +151,9 @@ def judge(candidate: Candidate, query: list[list[str]], *, words_matched: bool) 
     numbers = model_numbers(" ".join(group[0] for group in query))
     if contradicts_model(numbers, candidate.name):
         return Verdict.ALTERNATIVE if close or candidate.found is Found.EXACT else Verdict.NOISE
+    if other_variant(query, candidate.name, candidate.text):
+        # It shares the model's word: the closest there is, however far the vectors.
+        return Verdict.ALTERNATIVE
     if candidate.found is Found.EXACT:
         return Verdict.MATCH
     spelt = spelt_enough(query, candidate.text)
