@@ -42,3 +42,24 @@ def test_one_turn_of_each_journey_stays_within_its_queries(
         chat.send(line)
     path = chat.state["graph_path"]
     assert path[path.index("detect_escalation") + 1] == journey  # the journey pinned ran
+
+
+# The turn that makes the order (quantity answered: order_create, then the shop's
+# delivery options), among bench/turns.py's heaviest. Inside the test's transaction
+# (every context a savepoint, see above) it takes 38; in the bench it went 26 -> 22.
+ORDER_TURN_QUERIES = 38
+
+
+@pytest.mark.usefixtures("delivery_settings")
+def test_the_turn_that_creates_the_order_stays_within_its_queries(
+    stk_only_shop: Tenant,
+    chat_with: Callable[..., Chat],
+    django_assert_max_num_queries: Callable[..., object],
+) -> None:
+    chat = chat_with(stk_only_shop)
+    for line in ("I want sneakers", "1", "size 42"):
+        chat.send(line)
+    assert chat.state["sales_step"] == "quantity"
+    with django_assert_max_num_queries(ORDER_TURN_QUERIES):  # type: ignore[attr-defined]
+        chat.send("1")
+    assert chat.state["sales_step"] == "fulfilment"  # the order was made
