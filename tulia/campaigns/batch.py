@@ -302,7 +302,8 @@ def _send(
         if claim.lease.lost:
             break  # the rest stays `sending`: looked up at Twilio before any resend
         rate.take(len(claim.items) - index)
-        if (now_seen := optouts.version(tenant_id)) != seen:  # a STOP since we judged
+        now_seen = rate.watched if rate.watched is not None else optouts.version(tenant_id)
+        if now_seen != seen:  # a STOP since we judged
             seen, rest = now_seen, claim.items[index:]
             allowed = optouts.still_allowed(tenant_id, {i.customer_id for i in rest})
             withdrawn |= {i.customer_id for i in rest if i.customer_id not in allowed}
