@@ -26,6 +26,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from uuid import UUID
 
@@ -184,26 +185,23 @@ def capacity(twilio: TwilioEmulator, shops: int, per_shop: int, workers: int) ->
     groups = [made[i::workers] for i in range(workers)]
     procs = [spawn([(t, c.pk) for t, c in group]) for group in groups if group]
     rss: list[tuple[float, float]] = []
-    cpu: dict[int, float] = {}
-    emulator_cpu = _cpu(os.getpid())
+    cpu = CpuSampler({"workers": lambda: [p.pid for p in procs], **_services()})
     while any(p.poll() is None for p in procs):
         done = (len(twilio.sent) - before) / total
         mem = sum(_rss(p.pid) for p in procs if p.poll() is None)
-        cpu |= {p.pid: _cpu(p.pid) or cpu.get(p.pid, 0.0) for p in procs}
+        cpu.sample()
         rss.append((done, mem))
         time.sleep(0.5)
     elapsed = time.monotonic() - started
-    emulator_cpu = _cpu(os.getpid()) - emulator_cpu
+    cpu.sample()
     sent = len(twilio.sent) - before
-    load = os.getloadavg()[0]
+    load = os.getloadavg()
     print(f"  sent {sent} of {total} in {elapsed:.1f} s: {sent / elapsed:.0f} sends/s "
-          f"(load average now {load:.1f})")  # fmt: skip
-    worker_ms = 1000 * sum(cpu.values()) / max(sent, 1)
-    emulator_ms = 1000 * emulator_cpu / max(sent, 1)
-    print(
-        f"  CPU per send: workers {worker_ms:.2f} ms, emulator and this script "
-        f"{emulator_ms:.2f} ms (the last sample of each worker, so a little under)"
+          f"(load average now {load[0]:.1f} {load[1]:.1f} {load[2]:.1f})")  # fmt: skip
+    shares = ", ".join(
+        f"{name} {1000 * seconds / max(sent, 1):.2f} ms" for name, seconds in cpu.used().items()
     )
+    print(f"  CPU per send: {shares} (each process's last sample, so a little under)")
     queued_to_sent, claim_to_sent = [], []
     for tenant_id, campaign in made:
         with tenant_context(tenant_id):
@@ -230,6 +228,55 @@ def _cpu(pid: int) -> float:
     except psutil.NoSuchProcess:
         return 0.0
     return times.user + times.system
+
+
+def _services() -> dict[str, Callable[[], list[int]]]:
+    """The embedded PostgreSQL (postmaster and every backend) and Redis, by pid file;
+    "emulator" is this process: the Twilio emulator's threads and the sampling."""
+    root = embedded.data_dir(os.environ["TULIA_PROFILE"])
+
+    def postgres() -> list[int]:
+        try:
+            master = psutil.Process(int((root / "pg" / "postmaster.pid").read_text().split()[0]))
+            return [master.pid, *(c.pid for c in master.children())]
+        except (OSError, ValueError, psutil.Error):
+            return []
+
+    def redis() -> list[int]:
+        try:
+            return [int((root / "redis" / "redis.pid").read_text().split()[0])]
+        except (OSError, ValueError):
+            return []
+
+    return {"emulator": lambda: [os.getpid()], "postgres": postgres, "redis": redis}
+
+
+class CpuSampler:
+    """CPU seconds used by groups of processes since the sampler was made: a process
+    already running then counts from that point, a newer one from its start."""
+
+    def __init__(self, groups: dict[str, Callable[[], list[int]]]) -> None:
+        self.groups = groups
+        self.first: dict[int, float] = {}
+        self.last: dict[int, float] = {}
+        self.owner: dict[int, str] = {}
+        for name, pids in groups.items():
+            for pid in pids():
+                self.first[pid] = _cpu(pid)
+                self.owner[pid] = name
+
+    def sample(self) -> None:
+        for name, pids in self.groups.items():
+            for pid in pids():
+                self.owner.setdefault(pid, name)
+                self.first.setdefault(pid, 0.0)
+                self.last[pid] = max(self.last.get(pid, 0.0), _cpu(pid))
+
+    def used(self) -> dict[str, float]:
+        totals = dict.fromkeys(self.groups, 0.0)
+        for pid, last in self.last.items():
+            totals[self.owner[pid]] += max(0.0, last - self.first[pid])
+        return totals
 
 
 def _rss(pid: int) -> float:

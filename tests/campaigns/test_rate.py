@@ -10,7 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.hypothesis_profiles import examples
+from tulia.campaigns import optouts
 from tulia.campaigns.rate import EXACT_UP_TO, RateGate
+from tulia.redis_client import get_redis
 
 _senders = itertools.count(1)
 SECOND_US = 1_000_000
@@ -69,3 +71,19 @@ def test_a_lifted_cap_grants_slots_ahead() -> None:
     first = gate.take(wanted=50)
     assert first > 0
     assert gate.slots == 49  # the next 49 sends need no Redis call
+
+
+def test_the_opt_out_counter_is_read_with_each_exact_grant() -> None:
+    shop = uuid.uuid4()
+    counter = optouts.key(shop)
+    gate = RateGate(shop, next(_senders), 100, watch=counter)
+    gate.take()
+    assert gate.watched == 0  # no withdrawal yet: the counter is unset
+    get_redis().incrby(counter, 3)
+    gate.take()
+    assert gate.watched == 3
+    lifted = RateGate(shop, next(_senders), EXACT_UP_TO * 10, watch=counter)
+    lifted.take(wanted=5)
+    assert lifted.watched == 3
+    lifted.take()  # a slot granted earlier: nothing read, the batch reads it itself
+    assert lifted.watched is None

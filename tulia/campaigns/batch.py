@@ -302,7 +302,8 @@ def _send(
         if claim.lease.lost:
             break  # the rest stays `sending`: looked up at Twilio before any resend
         rate.take(len(claim.items) - index)
-        if (now_seen := optouts.version(tenant_id)) != seen:  # a STOP since we judged
+        now_seen = rate.watched if rate.watched is not None else optouts.version(tenant_id)
+        if now_seen != seen:  # a STOP since we judged
             seen, rest = now_seen, claim.items[index:]
             allowed = optouts.still_allowed(tenant_id, {i.customer_id for i in rest})
             withdrawn |= {i.customer_id for i in rest if i.customer_id not in allowed}
@@ -362,9 +363,22 @@ _RECIPIENT_STATUS: dict[str, str] = {
 def _record(
     tenant_id: UUID, backend_name: str, answers: list[Answer], outcome: BatchOutcome
 ) -> None:
-    """Twilio's answers onto the outbound rows and recipients: two statements."""
+    """Twilio's answers onto the outbound rows and recipients (two statements), then
+    the status callbacks that beat their sid (whatsapp/status.py)."""
     if not answers:
         return
+    write_answers(tenant_id, backend_name, answers, outcome)
+    # Committed: callbacks that beat their sid here are applied now.
+    release_held(tenant_id, [a.sid for a in answers if a.sid is not None])
+    for status in {a.status for a in answers}:
+        count = sum(1 for a in answers if a.status == status)
+        metrics.MESSAGES_OUT.labels(tenant=str(tenant_id), status=status).inc(count)
+
+
+def write_answers(
+    tenant_id: UUID, backend_name: str, answers: list[Answer], outcome: BatchOutcome
+) -> None:
+    """The two statements of `_record`, committed when they return."""
     out_values = ", ".join(
         ["(%s::bigint, %s, %s, %s::timestamptz, %s::integer, %s)"] * len(answers)
     )
@@ -400,11 +414,6 @@ def _record(
                 "WHERE r.id = v.id AND r.tenant_id = %s AND r.status = 'sending'",
                 [*(x for row in settled for x in row), tid],
             )
-    # Committed: callbacks that beat their sid here are applied now (whatsapp/status.py).
-    release_held(tenant_id, [a.sid for a in answers if a.sid is not None])
-    for status in {a.status for a in answers}:
-        count = sum(1 for a in answers if a.status == status)
-        metrics.MESSAGES_OUT.labels(tenant=str(tenant_id), status=status).inc(count)
 
 
 def _unclaim(tenant_id: UUID, items: list[Claimed]) -> None:

@@ -3,9 +3,10 @@
 A batch judges consent when it claims its recipients and then spends a second or two
 calling Twilio; a STOP in between must still be honoured. Reading the ledger before
 every call would double the statements per send, so each withdrawal bumps a counter
-per shop in Redis, and a batch reads that counter (one GET) before each call: only when
-it moved are the batch's remaining customers judged again, in one statement, by the
-same SQL rule as the claim (whatsapp/consent.py).
+per shop in Redis, and a batch reads that counter before each call (in the same Redis
+call as its rate grant when it has one, rate.py; else one GET): only when it moved
+are the batch's remaining customers judged again, in one statement, by the same SQL
+rule as the claim (whatsapp/consent.py).
 
 The counter moves when the withdrawal is saved and again when it commits: a batch that
 looked between the two judged the ledger without it, and the second bump sends it back
@@ -32,19 +33,19 @@ from tulia.whatsapp import consent
 COUNTER_SECONDS = 7 * 24 * 3600  # outlives any batch; a lost counter reads as 0
 
 
-def _key(tenant_id: UUID | str) -> str:
+def key(tenant_id: UUID | str) -> str:
     return tenant_key(tenant_id, "campaign-optouts")
 
 
 def version(tenant_id: UUID | str) -> int:
     """The shop's withdrawal counter: compare two readings, never the value."""
-    return int(get_redis().get(_key(tenant_id)) or 0)
+    return int(get_redis().get(key(tenant_id)) or 0)
 
 
 def _bump(tenant_id: UUID | str) -> None:
     pipe = get_redis().pipeline()
-    pipe.incr(_key(tenant_id))
-    pipe.expire(_key(tenant_id), COUNTER_SECONDS)
+    pipe.incr(key(tenant_id))
+    pipe.expire(key(tenant_id), COUNTER_SECONDS)
     pipe.execute()
 
 

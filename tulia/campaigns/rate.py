@@ -18,6 +18,10 @@ rate every send asks for its own slot just before its call. Above `EXACT_UP_TO` 
 bench's "throttles lifted") a call takes up to a tenth of a second's worth at once: the
 cap then only keeps a runaway in check, and one Redis call per send would cost more than
 it guards.
+
+A gate can also read one counter in the same call (`watch`: the shop's opt-out counter,
+optouts.py), so an exact send costs one Redis round trip, not two: `watched` is the
+counter as read with the last grant, or None when the slot was granted earlier.
 """
 
 from __future__ import annotations
@@ -32,35 +36,42 @@ from tulia.redis_client import get_redis
 EXACT_UP_TO = 500
 WINDOW_US = 1_150_000  # one second, and the guard
 
-# KEYS[1]: the sender's send times (sorted set, microseconds on Redis's clock).
+# KEYS[1]: the sender's send times (sorted set, microseconds on Redis's clock); KEYS[2]
+# (optional): a counter to read along.
 # ARGV: cap, slots wanted, a nonce that keeps members unique, the window (µs).
-# Returns {granted, now_us, wait_us}: wait_us is how long until the oldest slot in the
-# window leaves it (0 when something was granted).
+# Returns {granted, now_us, wait_us, counter}: wait_us is how long until the oldest slot
+# in the window leaves it (0 when something was granted); counter is 0 when unset.
 _SCRIPT = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local cap, wanted, window = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[4])
+local counter = 0
+if KEYS[2] then counter = tonumber(redis.call('GET', KEYS[2]) or '0') end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local free = cap - redis.call('ZCARD', KEYS[1])
 if free <= 0 then
   local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  return {0, now, tonumber(oldest[2]) + window - now + 1}
+  return {0, now, tonumber(oldest[2]) + window - now + 1, counter}
 end
 local granted = math.min(free, wanted)
 for i = 1, granted do
   redis.call('ZADD', KEYS[1], now, ARGV[3] .. ':' .. i)
 end
 redis.call('PEXPIRE', KEYS[1], 2000)
-return {granted, now, 0}
+return {granted, now, 0, counter}
 """
 
 
 class RateGate:
     """At most `per_second` sends through one sender in any rolling second."""
 
-    def __init__(self, tenant_id: UUID, sender_id: int, per_second: int) -> None:
+    def __init__(
+        self, tenant_id: UUID, sender_id: int, per_second: int, watch: str | None = None
+    ) -> None:
         self.per_second = per_second
         self.key = tenant_key(tenant_id, "campaign-rate", sender_id)
+        self.keys = [self.key, watch] if watch else [self.key]
+        self.watched: int | None = None  # `watch` as read with the last grant
         self.slots = 0  # granted earlier and not used yet (only above EXACT_UP_TO)
         self.script = get_redis().register_script(_SCRIPT)
 
@@ -69,14 +80,16 @@ class RateGate:
         `wanted`: sends still to come, so a lifted cap can grant several at once."""
         if self.slots > 0:
             self.slots -= 1
+            self.watched = None
             return 0
         ask = 1 if self.per_second <= EXACT_UP_TO else max(1, min(wanted, self.per_second // 10))
         while True:
             reply = self.script(
-                keys=[self.key], args=[self.per_second, ask, uuid.uuid4().hex, WINDOW_US]
+                keys=self.keys, args=[self.per_second, ask, uuid.uuid4().hex, WINDOW_US]
             )
-            granted, now, wait = (int(n) for n in reply)
+            granted, now, wait, counter = (int(n) for n in reply)
             if granted:
                 self.slots = granted - 1
+                self.watched = counter if len(self.keys) > 1 else None
                 return now
             time.sleep(wait / 1_000_000)

@@ -29,7 +29,7 @@ from django.db.models import Min
 from django.utils import timezone
 
 from tenants.context import tenant_context
-from tulia.campaigns import audience, batch, notices, schedule
+from tulia.campaigns import audience, batch, notices, optouts, schedule
 from tulia.campaigns.models import Campaign, CampaignEvent, CampaignRecipient
 from tulia.campaigns.rate import RateGate
 from tulia.conversations import locks
@@ -309,7 +309,9 @@ def _send_slice(
     report: RunReport,
 ) -> None:
     deadline = time.monotonic() + seconds
-    rate = RateGate(tenant_id, campaign.sender_id, campaign.rate_per_second)
+    rate = RateGate(
+        tenant_id, campaign.sender_id, campaign.rate_per_second, watch=optouts.key(tenant_id)
+    )
     chosen = backend or get_backend()
     while time.monotonic() < deadline and _still_running(tenant_id, campaign.pk):
         outcome = batch.send_batch(tenant_id, campaign, rate, chosen)

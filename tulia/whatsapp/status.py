@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
 from uuid import UUID
 
 from django.utils import timezone
@@ -56,6 +56,17 @@ def lower_than(status: str) -> list[str]:
 def apply_status(tenant_id: UUID | str, form: StatusForm) -> bool:
     """Record the callback's status on our message; False when it changed nothing
     (including a callback held for a sid not recorded yet)."""
+    steps = apply_status_steps(tenant_id, form)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return bool(done.value)
+
+
+def apply_status_steps(tenant_id: UUID | str, form: StatusForm) -> Generator[str, None, bool]:
+    """`apply_status` one step at a time: it yields the name of the step it is about to
+    take, so a test can run a recorder's steps in between (the hold/record ordering)."""
     status = _ALIASES.get(form.message_status, form.message_status)
     if status in (Status.FAILED, Status.UNDELIVERED) and form.error_code in TEMPLATE_REFUSALS:
         status = Status.NOT_SENT  # outside the window or a refused template: as the gate's
@@ -63,16 +74,22 @@ def apply_status(tenant_id: UUID | str, form: StatusForm) -> bool:
         logger.info("ignoring Twilio status %r for %s", form.message_status, form.message_sid)
         return False
     change = (status, form.error_code, form.error_message[:500])
+    yield "apply"
     if _apply(tenant_id, form.message_sid, change):
         return True
+    yield "look"
     with tenant_context(tenant_id) as tid:
         if OutboundMessage.objects.filter(tenant_id=tid, twilio_sid=form.message_sid).exists():
-            return False  # a late or repeated status: the row is already further on
+            # Recorded since the first try (then this applies), or already further on
+            # (a late or repeated status: this changes nothing).
+            return _apply(tenant_id, form.message_sid, change)
+    yield "hold"
     key = _held_key(tenant_id, form.message_sid)
     pipe = get_redis().pipeline()
     pipe.rpush(key, json.dumps(change))
     pipe.expire(key, HOLD_SECONDS)
     pipe.execute()
+    yield "apply again"
     # The sid may have been recorded (and holds read) since the first try: try again.
     return _apply(tenant_id, form.message_sid, change)
 
