@@ -16,7 +16,7 @@ Anything not known is None or "unknown", never a guess.
 from __future__ import annotations
 
 from copy import deepcopy
-from typing import Annotated, Any, Literal, TypedDict, get_args
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, get_args
 
 from tulia.whatsapp.schemas import InboundKind
 
@@ -72,6 +72,121 @@ def follow_path(path: list[str], steps: list[str]) -> list[str]:
     return [*path, *steps]
 
 
+# The values stored inside the parts, as JSON (what the flows write; mypy checks the keys).
+ActionKind = Literal["return", "exchange", "refund", "cancel"]
+
+
+class ItemRef(TypedDict):
+    """A catalog item named in the state: the options shown, a sold-out item."""
+
+    item_id: int
+    name: str
+
+
+class VariantChoice(TypedDict):
+    variant_id: int
+    label: str
+    """The value of the attribute the variants differ in ("42"), else the SKU."""
+
+
+class PendingItem(ItemRef, total=False):
+    """The item being configured (journeys.flows.checkout); a sold-out item waiting for
+    the restock answer carries only its id and name."""
+
+    attribute: str
+    choices: list[VariantChoice]
+    variant_id: int | None
+    variant_label: str | None
+    source: str
+    """The shop page's source tag when the item was picked by its code."""
+
+
+class OrderLine(TypedDict):
+    """One line as order_create takes it."""
+
+    item_id: int
+    quantity: int
+    variant_id: NotRequired[int]
+
+
+class CartLine(OrderLine):
+    name: str
+    variant: str | None
+
+
+class OrderTotals(TypedDict, total=False):
+    """The open order's figures from its latest tool output ({} without an order)."""
+
+    reference: str
+    total: str
+    """A decimal as text, as the tool's JSON gives it."""
+    amount_whole_kes: int
+    currency: str
+
+
+class CatalogFilters(TypedDict, total=False):
+    """The last search's filters (journeys.flows.parse.wanted); amounts as text."""
+
+    min_price: str
+    max_price: str
+    size: str
+
+
+class Zone(TypedDict):
+    """fulfilment_get_options' zone as JSON."""
+
+    name: str
+    fee: str
+    areas: list[str]
+    courier: bool
+
+
+class DeliveryOptions(TypedDict, total=False):
+    zones: list[Zone]
+    pickup: str | None
+    hours: str | None
+
+
+class ActionLine(TypedDict):
+    name: str
+    sku: str
+
+
+class OrderAction(TypedDict):
+    """A return, exchange, refund or cancellation under way (journeys.flows.order_actions)."""
+
+    kind: ActionKind
+    orders: list[str]
+    """The references listed for the customer to pick from by number."""
+    reference: str | None
+    lines: NotRequired[list[ActionLine]]
+
+
+class KbSnippet(TypedDict):
+    """kb_retrieve's hit as JSON."""
+
+    title: str
+    section: str
+    document_type: str
+    score: float
+    text: str
+    chunk_id: int
+
+
+class OpeningWindow(TypedDict):
+    opens: str
+    closes: str
+
+
+class HandoffJSON(TypedDict, total=False):
+    """tenants.config.HandoffSettings as JSON (journeys.flows.escalation validates it)."""
+
+    business_hours: dict[str, list[OpeningWindow]]
+    keyword_triggers: list[str]
+    agent_capacity: int
+    open_ticket_after_hours: bool
+
+
 class Identity(TypedDict, total=False):
     tenant_id: str
     conversation_id: str
@@ -93,8 +208,7 @@ class ShopPart(TypedDict, total=False):
     catalog_link_base: str | None
     payments_enabled: dict[str, bool]
     compliance: dict[str, Any]
-    handoff: dict[str, Any]
-    """tenants.schemas handoff settings as JSON (journeys.flows.escalation validates)."""
+    handoff: HandoffJSON
     escalation_rules: dict[str, Any]
     shop_version: str | None
     """The tenant row's `updated_at` when the persona fields were last read: the persona
@@ -147,22 +261,21 @@ class GovernancePart(TypedDict, total=False):
 
 class SalePart(TypedDict, total=False):
     last_catalog_query: str | None
-    last_catalog_filters: dict[str, Any]
-    last_catalog_results: list[dict[str, Any]]
+    last_catalog_filters: CatalogFilters
+    last_catalog_results: list[ItemRef]
     catalog_total_matches_estimate: int | None
     selected_item_ids: list[str]
     sales_step: SalesStep | None
     """Where the sale stands between turns; None when no sale is under way. Kept while
     the customer changes topic."""
-    pending_item: dict[str, Any] | None
-    """The item being configured: id, name, variants, chosen variant, quantity."""
+    pending_item: PendingItem | None
     rejections: int
 
 
 class CheckoutPart(TypedDict, total=False):
-    cart: list[dict[str, Any]]
+    cart: list[CartLine]
     order_id: str | None
-    order_totals: dict[str, Any]
+    order_totals: OrderTotals
     payment_methods: list[str]
     payment_method: str | None
     payment_request_id: str | None
@@ -174,7 +287,7 @@ class CheckoutPart(TypedDict, total=False):
     quoted_at: float | None
     """When the pending payment-method or amount question was asked: a late answer to
     it is re-quoted, never executed."""
-    delivery_options: dict[str, Any] | None
+    delivery_options: DeliveryOptions | None
     """The shop's delivery zones and pickup place while the sale asks how the goods
     reach the customer (journeys.flows.delivery)."""
     pay_phone: str | None
@@ -184,9 +297,9 @@ class CheckoutPart(TypedDict, total=False):
 
 
 class SupportPart(TypedDict, total=False):
-    kb_snippets: list[dict[str, Any]]
+    kb_snippets: list[KbSnippet]
     support_misses: int
-    order_action: dict[str, Any] | None
+    order_action: OrderAction | None
     """A return, refund or cancellation under way: kind, listed references, the order
     (journeys.flows.order_actions)."""
     clarify_text: str | None

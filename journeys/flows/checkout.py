@@ -9,19 +9,49 @@ this turn's tool output (order_create, order_get_status or the payment tool).
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 from journeys.flows import delivery, lexicon, outcome, parse
 from journeys.flows.common import ORDER_STATUS_WORDS, FlowTurn, local_phone
 from journeys.flows.stale import QUOTE_STEPS, quote_is_stale
 from journeys.flows.state import FlowState
+from journeys.state import (
+    CartLine,
+    CatalogFilters,
+    OrderLine,
+    OrderTotals,
+    PendingItem,
+    VariantChoice,
+)
 from journeys.templates.text_nodes import order_status_response, product_disambiguate
-from journeys.tooling import Called
+from journeys.tooling import (
+    CATALOG_GET_ITEM,
+    OFFERS_GET_APPLICABLE,
+    ORDER_CREATE,
+    ORDER_GET_STATUS,
+    PAYMENT_CREATE_PESAPAL_CHECKOUT,
+    PAYMENT_GET_C2B_INSTRUCTIONS,
+    PAYMENT_GET_METHODS,
+    PAYMENT_INITIATE_STK_PUSH,
+    STOCK_REQUEST_CREATE,
+    Called,
+)
+from payments.tools.payment_create_pesapal_checkout import PaymentCreatePesapalCheckoutOutput
+from payments.tools.payment_get_c2b_instructions import PaymentGetC2BInstructionsOutput
+from payments.tools.payment_initiate_stk_push import PaymentInitiateStkPushOutput
+from tools.catalog_get_item import CatalogGetItemOutput, VariantOut
+from tools.order_get_status import OrderGetStatusOutput
+from tools.schemas import OrderOut
 from tulia import clock
 from tulia.text import format_money
 
 MAX_VARIANT_CHOICES = 12
+# What starting a payment gives back, one model per method.
+Started = (
+    PaymentGetC2BInstructionsOutput
+    | PaymentCreatePesapalCheckoutOutput
+    | PaymentInitiateStkPushOutput
+)
 
 
 MAX_PHONE_MESSAGE_WORDS = 12
@@ -41,7 +71,8 @@ def answers_step(state: FlowState, step: str, text: str) -> bool:
 
 def _answers(state: FlowState, step: str, text: str) -> bool:
     if step == "variant":
-        choices = (state.get("pending_item") or {}).get("choices", [])
+        pending = state.get("pending_item")
+        choices = pending.get("choices", []) if pending else []
         return _variant_pick(text, choices) is not None
     if step == "quantity":
         return parse.quantity(text) is not None and len(parse.words(text)) <= 4
@@ -128,16 +159,17 @@ def select_item(
     """`variant_id`: chosen on the shop page (its code); asked again if now sold out.
     `source`: the page's source tag from that code, kept with the selection for the
     order it may become (empty for a selection made in the chat)."""
-    got = turn.tool("catalog_get_item", customer=False, item_id=item_id)
+    got = turn.tool(CATALOG_GET_ITEM, customer=False, item_id=item_id)
     if not got.ok:
         # An item this shop does not have (a stale or foreign code) is no selection.
         return turn.reply(turn.say("tool_failed" if got.broken else "code_unknown"))
     item = got.output
-    if not item["in_stock"]:
+    if not item.in_stock:
         # An ask for a sold-out item: the back-in-stock nudge tells them when it returns.
-        turn.tool("stock_request_create", routine=True, item_id=item_id)
-        return turn.reply(turn.say("out_of_stock", item=item["name"]))
-    pending = _pending(item, (turn.get("last_catalog_filters") or {}).get("size"))
+        turn.tool(STOCK_REQUEST_CREATE, routine=True, item_id=item_id)
+        return turn.reply(turn.say("out_of_stock", item=item.name))
+    filters: CatalogFilters = turn.get("last_catalog_filters") or CatalogFilters()
+    pending = _pending(item, filters.get("size"))
     if variant_id is not None:
         pending = _preset(pending, variant_id)
     if source:
@@ -148,19 +180,19 @@ def select_item(
     return _ask_quantity(turn, pending)
 
 
-def _pending(item: dict[str, Any], size: str | None) -> dict[str, Any]:
-    variants = [v for v in item["variants"] if v["in_stock"]][:MAX_VARIANT_CHOICES]
+def _pending(item: CatalogGetItemOutput, size: str | None) -> PendingItem:
+    variants = [v for v in item.variants if v.in_stock][:MAX_VARIANT_CHOICES]
     attribute = _varying_attribute(variants)
-    choices = [
-        {"variant_id": v["variant_id"], "label": str(v["attributes"].get(attribute, v["sku"]))}
+    choices: list[VariantChoice] = [
+        {"variant_id": v.variant_id, "label": str(v.attributes.get(attribute, v.sku))}
         for v in variants
     ]
     preset = [c for c in choices if size and c["label"] == size]
     if len(choices) == 1:
         preset = choices
     return {
-        "item_id": item["item_id"],
-        "name": item["name"],
+        "item_id": item.item_id,
+        "name": item.name,
         "attribute": attribute,
         "choices": choices,
         "variant_id": preset[0]["variant_id"] if preset else None,
@@ -168,22 +200,22 @@ def _pending(item: dict[str, Any], size: str | None) -> dict[str, Any]:
     }
 
 
-def _preset(pending: dict[str, Any], variant_id: int) -> dict[str, Any]:
+def _preset(pending: PendingItem, variant_id: int) -> PendingItem:
     """The named variant when it is one of the in-stock choices, else none chosen."""
     chosen = [c for c in pending["choices"] if c["variant_id"] == variant_id]
     label = chosen[0]["label"] if chosen else None
     return {**pending, "variant_id": variant_id if chosen else None, "variant_label": label}
 
 
-def _varying_attribute(variants: list[dict[str, Any]]) -> str:
-    keys = [k for v in variants for k in v["attributes"]]
+def _varying_attribute(variants: list[VariantOut]) -> str:
+    keys = [k for v in variants for k in v.attributes]
     for key in dict.fromkeys(keys):
-        if len({str(v["attributes"].get(key)) for v in variants}) > 1:
+        if len({str(v.attributes.get(key)) for v in variants}) > 1:
             return key
     return keys[0] if keys else "option"
 
 
-def _variant_pick(text: str, choices: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _variant_pick(text: str, choices: list[VariantChoice]) -> VariantChoice | None:
     labels = [c["label"] for c in choices]
     folded = parse.words(text)
     exact = [
@@ -197,7 +229,7 @@ def _variant_pick(text: str, choices: list[dict[str, Any]]) -> dict[str, Any] | 
     return choices[picked - 1] if picked else None
 
 
-def _ask_variant(turn: FlowTurn, pending: dict[str, Any]) -> FlowState:
+def _ask_variant(turn: FlowTurn, pending: PendingItem) -> FlowState:
     turn.set(sales_step="variant", journey_step="sales.variant")
     text = product_disambiguate(
         turn.key,
@@ -211,16 +243,17 @@ def _ask_variant(turn: FlowTurn, pending: dict[str, Any]) -> FlowState:
 
 
 def _variant_chosen(turn: FlowTurn) -> FlowState:
-    pending = dict(turn.get("pending_item"))
+    current: PendingItem = turn.get("pending_item")
+    pending = current.copy()
     choice = _variant_pick(turn.text, pending["choices"])
     if choice is None:  # answers_step said yes, so this only guards a changed state
         return _ask_variant(turn, pending)
-    pending.update(variant_id=choice["variant_id"], variant_label=choice["label"])
+    pending["variant_id"], pending["variant_label"] = choice["variant_id"], choice["label"]
     turn.set(pending_item=pending)
     return _ask_quantity(turn, pending)
 
 
-def _ask_quantity(turn: FlowTurn, pending: dict[str, Any]) -> FlowState:
+def _ask_quantity(turn: FlowTurn, pending: PendingItem) -> FlowState:
     turn.set(sales_step="quantity", journey_step="sales.quantity")
     name = pending["name"] + (
         f" ({pending['variant_label']})" if pending.get("variant_label") else ""
@@ -231,10 +264,11 @@ def _ask_quantity(turn: FlowTurn, pending: dict[str, Any]) -> FlowState:
 def _create_order(turn: FlowTurn, quantity: int) -> FlowState:
     if not 1 <= quantity <= parse.MAX_QUANTITY:
         return turn.reply(turn.say("quantity_invalid", max=parse.MAX_QUANTITY))
-    pending = turn.get("pending_item")
-    line = {"item_id": pending["item_id"], "quantity": quantity}
-    if pending.get("variant_id"):
-        line["variant_id"] = pending["variant_id"]
+    pending: PendingItem = turn.get("pending_item")
+    line: OrderLine = {"item_id": pending["item_id"], "quantity": quantity}
+    variant_id = pending.get("variant_id")
+    if variant_id:
+        line["variant_id"] = variant_id
     made = _order_once(turn, line, pending.get("source") or "")
     if not made.ok:
         if made.broken:
@@ -242,10 +276,12 @@ def _create_order(turn: FlowTurn, quantity: int) -> FlowState:
         turn.set(sales_step="choose")
         return turn.reply(turn.say("order_failed", reason=turn.why(made)))
     order = made.output
-    cart = [{**line, "name": pending["name"], "variant": pending.get("variant_label")}]
+    cart: list[CartLine] = [
+        {**line, "name": pending["name"], "variant": pending.get("variant_label")}
+    ]
     turn.set(cart=cart, pending_item=None, payment_status=None, payment_request_id=None)
     turn.set(payment_attempt=0, payment_method=None, pay_phone=None, **_order_fields(order))
-    hint = _offers_hint(turn, order["order_id"])
+    hint = _offers_hint(turn, order.order_id)
     asked = delivery.start(turn, order)
     if isinstance(asked, str):
         return turn.reply(f"{hint}\n\n{asked}" if hint else asked)
@@ -261,15 +297,20 @@ def _delivery_answered(turn: FlowTurn, step: str) -> FlowState:
     return _ask_payment(turn, chosen)
 
 
-def _order_once(turn: FlowTurn, line: dict[str, Any], source: str) -> Called:
+def _order_once(turn: FlowTurn, line: OrderLine, source: str) -> Called[OrderOut]:
     """order_create is idempotent per request id: a retry of this very turn gets the
     order the first attempt made, never a second one."""
-    return turn.tool("order_create", lines=[line], source=source)
+    return turn.tool(ORDER_CREATE, lines=[line], source=source)
 
 
-def _order_fields(order: dict[str, Any]) -> dict[str, Any]:
-    totals = {k: order[k] for k in ("reference", "total", "amount_whole_kes", "currency")}
-    return {"order_id": str(order["order_id"]), "order_totals": totals}
+def _order_fields(order: OrderOut) -> dict[str, Any]:
+    totals: OrderTotals = {
+        "reference": order.reference,
+        "total": str(order.total),  # as the tool's JSON writes a decimal
+        "amount_whole_kes": order.amount_whole_kes,
+        "currency": order.currency,
+    }
+    return {"order_id": str(order.order_id), "order_totals": totals}
 
 
 def _offers_hint(turn: FlowTurn, order_id: int) -> str | None:
@@ -277,22 +318,22 @@ def _offers_hint(turn: FlowTurn, order_id: int) -> str | None:
     (A customer who asks "any offers?" is answered by the offers journey regardless.)"""
     if turn.get("marketing_opt_in") is not True:
         return None
-    found = turn.tool("offers_get_applicable", order_id=order_id)
+    found = turn.tool(OFFERS_GET_APPLICABLE, order_id=order_id)
     if not found.ok:
         return None
-    codes = [o["code"] for o in found.output["offers"] if o["applicable"] and o["code"]][:3]
+    codes = [o.code for o in found.output.offers if o.applicable and o.code][:3]
     turn.set(hinted_codes=codes)  # the customer may answer with just the code
     return turn.say("offers_hint", offers=", ".join(codes)) if codes else None
 
 
 def _methods(turn: FlowTurn) -> list[str]:
-    found = turn.tool("payment_get_methods", customer=False)
-    methods = [m["code"] for m in found.output.get("methods", [])] if found.ok else []
+    found = turn.tool(PAYMENT_GET_METHODS, customer=False)
+    methods = [m.code for m in found.output.methods] if found.ok else []
     turn.set(payment_methods=methods)
     return methods
 
 
-def _ask_payment(turn: FlowTurn, order: dict[str, Any], prefix: str | None = None) -> FlowState:
+def _ask_payment(turn: FlowTurn, order: OrderOut, prefix: str | None = None) -> FlowState:
     """The sale's summary, then the payment method (or the confirmation) question."""
     summary = delivery.summary(turn, order)
     prefix = f"{prefix}\n\n{summary}" if prefix else summary
@@ -302,30 +343,30 @@ def _ask_payment(turn: FlowTurn, order: dict[str, Any], prefix: str | None = Non
         chosen = methods[0] if len(methods) == 1 else None
     if not methods:
         turn.set(sales_step="paused", journey_step="sales.no_methods")
-        text = turn.say("no_methods", reference=order["reference"])
+        text = turn.say("no_methods", reference=order.reference)
     elif chosen is None:
         turn.set(sales_step="method", journey_step="sales.method", quoted_at=clock.now())
-        text = turn.say("ask_method", reference=order["reference"], choices=turn.methods(methods))
+        text = turn.say("ask_method", reference=order.reference, choices=turn.methods(methods))
     else:
         text = _confirm_question(turn, order, chosen)
     return turn.reply(f"{prefix}\n\n{text}" if prefix else text)
 
 
-def _confirm_question(turn: FlowTurn, order: dict[str, Any], method: str) -> str:
+def _confirm_question(turn: FlowTurn, order: OrderOut, method: str) -> str:
     turn.set(sales_step="confirm", journey_step="sales.confirm", payment_method=method)
-    turn.set(quoted_amount_kes=order["amount_whole_kes"], awaiting_answer=True)
+    turn.set(quoted_amount_kes=order.amount_whole_kes, awaiting_answer=True)
     turn.set(quoted_at=clock.now())
     how = turn.say(f"method_{method}", phone=local_phone(_paying_phone(turn)))
-    total = format_money(Decimal(order["total"]), order["currency"])
-    return turn.say("confirm_payment", reference=order["reference"], total=total, method=how)
+    total = format_money(order.total, order.currency)
+    return turn.say("confirm_payment", reference=order.reference, total=total, method=how)
 
 
 def _paying_phone(turn: FlowTurn) -> str | None:
     return turn.get("pay_phone") or turn.get("phone_e164")
 
 
-def _fresh_order(turn: FlowTurn) -> dict[str, Any] | None:
-    found = turn.tool("order_get_status", order_id=int(turn.get("order_id")))
+def _fresh_order(turn: FlowTurn) -> OrderGetStatusOutput | None:
+    found = turn.tool(ORDER_GET_STATUS, order_id=int(turn.get("order_id")))
     return found.output if found.ok else None
 
 
@@ -337,28 +378,33 @@ def confirm(turn: FlowTurn) -> FlowState:
     fresh = _fresh_order(turn)
     if fresh is None:
         return turn.reply(turn.say("tool_failed"))
-    if fresh["paid"]:
+    if fresh.paid:
         return status(turn, fresh)
-    turn.set(**_order_fields(fresh["order"]))
-    return _ask_payment(turn, fresh["order"])
+    turn.set(**_order_fields(fresh.order))
+    return _ask_payment(turn, fresh.order)
 
 
 def _initiate(turn: FlowTurn) -> FlowState:
     method, order_id = turn.get("payment_method"), int(turn.get("order_id"))
     amount, attempt = turn.get("quoted_amount_kes"), turn.get("payment_attempt", 0) + 1
     turn.set(payment_attempt=attempt, awaiting_answer=False)
+    called: (
+        Called[PaymentGetC2BInstructionsOutput]
+        | Called[PaymentCreatePesapalCheckoutOutput]
+        | Called[PaymentInitiateStkPushOutput]
+    )
     if method == "mpesa_c2b":
-        called = turn.tool("payment_get_c2b_instructions", order_id=order_id)
+        called = turn.tool(PAYMENT_GET_C2B_INSTRUCTIONS, order_id=order_id)
     elif method == "pesapal_card":
         called = turn.tool(
-            "payment_create_pesapal_checkout",
+            PAYMENT_CREATE_PESAPAL_CHECKOUT,
             order_id=order_id,
             confirmed_amount_kes=amount,
             attempt=attempt,
         )
     else:
         called = turn.tool(
-            "payment_initiate_stk_push",
+            PAYMENT_INITIATE_STK_PUSH,
             order_id=order_id,
             confirmed_amount_kes=amount,
             attempt=attempt,
@@ -367,47 +413,51 @@ def _initiate(turn: FlowTurn) -> FlowState:
     if not called.ok:
         turn.set(sales_step="paused", journey_step="sales.payment_failed")
         return turn.reply(turn.say("payment_failed"))
-    return _started(turn, method, called.output)
+    return _started(turn, called.output)
 
 
-def _started(turn: FlowTurn, method: str, out: dict[str, Any]) -> FlowState:
-    amount = format_money(out["amount_kes"])
+def _started(turn: FlowTurn, out: Started) -> FlowState:
+    """Each method's tool gives its own output: C2B instructions (no payment record
+    yet), a card checkout link, or the STK push sent to the phone."""
+    amount = format_money(out.amount_kes)
     turn.set(sales_step="paying", journey_step="sales.paying", payment_status="pending")
-    turn.set(payment_request_id=str(out["payment_id"]) if "payment_id" in out else None)
-    if method == "mpesa_c2b":
-        scenario = "c2b_till" if out["kind"] == "till" else "c2b_paybill"
-        number, account = out["business_number"], out["account_reference"]
+    if isinstance(out, PaymentGetC2BInstructionsOutput):
+        turn.set(payment_request_id=None)
+        scenario = "c2b_till" if out.kind == "till" else "c2b_paybill"
+        number, account = out.business_number, out.account_reference
         return turn.reply(turn.say(scenario, amount=amount, number=number, account=account))
-    if method == "pesapal_card":
-        return turn.reply(turn.say("card_link", amount=amount, url=out["checkout_url"]))
+    turn.set(payment_request_id=str(out.payment_id))
+    if isinstance(out, PaymentCreatePesapalCheckoutOutput):
+        return turn.reply(turn.say("card_link", amount=amount, url=out.checkout_url))
     return turn.reply(turn.say("stk_sent", amount=amount, phone=local_phone(_paying_phone(turn))))
 
 
 def _declined(turn: FlowTurn) -> FlowState:
     turn.set(sales_step="paused", journey_step="sales.declined", awaiting_answer=False)
-    reference = (turn.get("order_totals") or {}).get("reference", "")
+    totals: OrderTotals = turn.get("order_totals") or OrderTotals()
+    reference = totals.get("reference", "")
     return turn.reply(turn.say("payment_declined", reference=reference))
 
 
-def status(turn: FlowTurn, fresh: dict[str, Any] | None = None) -> FlowState:
+def status(turn: FlowTurn, fresh: OrderGetStatusOutput | None = None) -> FlowState:
     """Payment status read from the order record, never assumed (Property 7)."""
     fresh = fresh or _fresh_order(turn)
     if fresh is None:
         return turn.reply(turn.say("tool_failed"))
-    order = fresh["order"]
+    order = fresh.order
     paid = outcome.payment_state(turn, fresh)
-    if fresh["paid"]:
+    if fresh.paid:
         turn.set(sales_step=None, payment_status="paid", cart=[], quoted_amount_kes=None)
     if paid in outcome.UNPAID_ENDINGS:
-        return turn.reply(outcome.unpaid_reply(turn, order["reference"], paid, ours=True))
+        return turn.reply(outcome.unpaid_reply(turn, order.reference, paid, ours=True))
     answer = outcome.payment_answer(turn, fresh, paid)
     if answer is not None:
         return turn.reply(answer)
     text = order_status_response(
         turn.key,
         turn.language,
-        reference=order["reference"],
-        order_status=ORDER_STATUS_WORDS.get(order["status"], "unknown"),
+        reference=order.reference,
+        order_status=ORDER_STATUS_WORDS.get(order.status, "unknown"),
         payment_status=paid,
     )
     return turn.reply(text)

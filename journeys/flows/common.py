@@ -7,12 +7,14 @@ fields it changes, and ends with `reply(...)`, which returns the partial state u
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, cast
 from urllib.parse import urlencode
 
 from journeys.context import RunContext
 from journeys.flows.state import FlowState
-from journeys.tooling import Called, call
+from journeys.tooling import Called, OutT, ToolName, call
+from tools.order_get_status import OrderGetStatusOutput
 from tulia.text import ReplyKey, entry, label, say
 
 # Order statuses in the words the engine's status table knows.
@@ -67,13 +69,18 @@ class FlowTurn:
         self.updates.update(fields)
 
     def tool(
-        self, name: str, *, customer: bool = True, routine: bool = False, **arguments: Any
-    ) -> Called:
+        self,
+        name: ToolName[OutT],
+        *,
+        customer: bool = True,
+        routine: bool = False,
+        **arguments: Any,
+    ) -> Called[OutT]:
         """Call a tool; `routine` calls (the per-turn context) do not end an error streak,
         or a journey tool failing on every turn would never reach the handoff."""
         called = call(name, self.ctx, customer=customer, **arguments)
         if called.ok:
-            self.facts.append(called.output)
+            self.facts.append(called.output.model_dump(mode="json"))  # as JSON, stored
             self.error_streak = 0 if not routine else self.error_streak
         elif called.broken:
             self.error_streak += 1
@@ -82,7 +89,7 @@ class FlowTurn:
     def say(self, scenario: str, /, **facts: object) -> str:
         return say(f"flows.{scenario}", self.language, self.key, **facts)
 
-    def why(self, failed: Called) -> str:
+    def why(self, failed: Called[Any]) -> str:
         """Why a tool refused, in the customer's words: from its code and facts, never
         from its message (which is English, for logs)."""
         return refusal(failed.error_code or "other", failed.error_facts, self.language)
@@ -113,11 +120,11 @@ def refusal(code: str, facts: dict[str, Any], language: str) -> str:
         return say("error.other", language)
 
 
-def payment_word(status_out: dict[str, Any]) -> str:
+def payment_word(status_out: OrderGetStatusOutput) -> str:
     """The payment status as the order record states it: paid, pending, or unknown."""
-    if status_out["paid"]:
+    if status_out.paid:
         return "paid"
-    return "pending" if status_out["order"]["status"] == "pending_payment" else "unknown"
+    return "pending" if status_out.order.status == "pending_payment" else "unknown"
 
 
 def open_order(state: FlowState) -> bool:
@@ -125,7 +132,7 @@ def open_order(state: FlowState) -> bool:
     return bool(state.get("order_id")) and state.get("payment_status") != "paid"
 
 
-def deep_link(base: str | None, query: str, filters: dict[str, Any]) -> str | None:
+def deep_link(base: str | None, query: str, filters: Mapping[str, object]) -> str | None:
     """The tenant's catalog page with the search in the URL (SPEC §5.2): the product
     words the search used, never the customer's message; none, the whole catalog."""
     if not base:

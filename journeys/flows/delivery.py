@@ -12,12 +12,15 @@ comes before the payment-method question.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
 
 from journeys.flows import lexicon, parse
 from journeys.flows.common import FlowTurn
 from journeys.flows.state import FlowState
 from journeys.nodes.routing import INTENT_ROUTE_THRESHOLD
+from journeys.state import DeliveryOptions, Zone
+from journeys.tooling import FULFILMENT_GET_OPTIONS, ORDER_SET_FULFILMENT
+from tools.fulfilment_get_options import ZoneOut
+from tools.schemas import OrderOut
 from tulia.normalise import find_phrase
 from tulia.text import format_money
 
@@ -27,10 +30,10 @@ OTHER_INTENTS = ("sales_discovery", "product_question", "discounts_offers",
                  "preferences_consent", "human_request", "support_question")  # fmt: skip
 
 
-def _zone_named(options: dict[str, Any], text: str) -> dict[str, Any] | None:
+def _zone_named(options: DeliveryOptions, text: str) -> Zone | None:
     for zone in options.get("zones", []):
         if find_phrase(text, (zone["name"], *zone.get("areas", []))):
-            return dict(zone)
+            return zone.copy()
     return None
 
 
@@ -48,7 +51,7 @@ def _choice(state: FlowState, text: str) -> str | None:
     return None
 
 
-def _listed(options: dict[str, Any]) -> list[str]:
+def _listed(options: DeliveryOptions) -> list[str]:
     offered = {"delivery": bool(options.get("zones")), "pickup": bool(options.get("pickup"))}
     return [method for method, yes in offered.items() if yes]
 
@@ -68,23 +71,33 @@ def answers_step(state: FlowState, step: str, text: str) -> bool:
     return bool(parse.words(text)) and len(parse.words(text)) <= 20 and not elsewhere
 
 
-def _options(turn: FlowTurn) -> dict[str, Any]:
+def _options(turn: FlowTurn) -> DeliveryOptions:
     """The shop's options, read through the tool on every turn that shows a fee: the
     reply guard lets a reply state only amounts a tool gave this turn."""
-    found = turn.tool("fulfilment_get_options", customer=False)
-    if not found.ok or not found.output["offered"]:
+    found = turn.tool(FULFILMENT_GET_OPTIONS, customer=False)
+    if not found.ok or not found.output.offered:
         return {}
     out = found.output
-    options = {
-        "zones": out["zones"],
-        "pickup": out["pickup_location"],
-        "hours": out["pickup_hours"],
+    options: DeliveryOptions = {
+        "zones": [_zone(zone) for zone in out.zones],
+        "pickup": out.pickup_location,
+        "hours": out.pickup_hours,
     }
     turn.set(delivery_options=options)
     return options
 
 
-def start(turn: FlowTurn, order: dict[str, Any]) -> str | dict[str, Any]:
+def _zone(zone: ZoneOut) -> Zone:
+    """A zone as the tool's JSON gives it (the fee a decimal as text), to remember."""
+    return {
+        "name": zone.name,
+        "fee": str(zone.fee),
+        "areas": list(zone.areas),
+        "courier": zone.courier,
+    }
+
+
+def start(turn: FlowTurn, order: OrderOut) -> str | OrderOut:
     """The delivery question to ask, or the order to go on to payment with."""
     options = _options(turn)
     if not options:
@@ -97,9 +110,9 @@ def start(turn: FlowTurn, order: dict[str, Any]) -> str | dict[str, Any]:
     return question(turn, step, options)
 
 
-def question(turn: FlowTurn, step: str, options: dict[str, Any] | None = None) -> str:
+def question(turn: FlowTurn, step: str, options: DeliveryOptions | None = None) -> str:
     """`options`: already read through the tool this turn (one call per turn is enough)."""
-    options = options or _options(turn) or turn.get("delivery_options") or {}
+    options = options or _options(turn) or turn.get("delivery_options") or DeliveryOptions()
     turn.set(sales_step=step, journey_step=f"sales.{step}")
     zones = _zones_text(options)
     if step == "area":
@@ -109,18 +122,18 @@ def question(turn: FlowTurn, step: str, options: dict[str, Any] | None = None) -
     return turn.say("ask_fulfilment", zones=zones, location=f"{where}{hours}")
 
 
-def _zones_text(options: dict[str, Any]) -> str:
+def _zones_text(options: DeliveryOptions) -> str:
     return ", ".join(
         f"{z['name']} *{format_money(Decimal(str(z['fee'])))}*" for z in options.get("zones", [])
     )
 
 
-def choose(turn: FlowTurn, step: str) -> str | dict[str, Any]:
+def choose(turn: FlowTurn, step: str) -> str | OrderOut:
     """The order with delivery or pickup set, or the next question / why not."""
     method = _choice(turn.state, turn.text) if step == "fulfilment" else "delivery"
     if method is None:
         return question(turn, step)
-    options = turn.get("delivery_options") or {}
+    options: DeliveryOptions = turn.get("delivery_options") or DeliveryOptions()
     if method == "delivery" and not _zone_named(options, turn.text):
         if step == "fulfilment":  # "delivery", without the area yet
             return question(turn, "area")
@@ -131,39 +144,39 @@ def choose(turn: FlowTurn, step: str) -> str | dict[str, Any]:
     return chosen if chosen is not None else turn.say("tool_failed")
 
 
-def _set(turn: FlowTurn, method: str, area: str) -> dict[str, Any] | None:
+def _set(turn: FlowTurn, method: str, area: str) -> OrderOut | None:
     called = turn.tool(
-        "order_set_fulfilment", order_id=int(turn.get("order_id")), method=method, area=area
+        ORDER_SET_FULFILMENT, order_id=int(turn.get("order_id")), method=method, area=area
     )
     return called.output if called.ok else None
 
 
-def summary(turn: FlowTurn, order: dict[str, Any]) -> str:
+def summary(turn: FlowTurn, order: OrderOut) -> str:
     """Every line, the offer, delivery or pickup, and the total, from the order tool."""
-    currency = order["currency"]
+    currency = order.currency
 
     def money(value: object) -> str:
         return format_money(Decimal(str(value)), currency)
 
-    lines = [turn.say("summary_head", reference=order["reference"])]
+    lines = [turn.say("summary_head", reference=order.reference)]
     lines += [
         turn.say(
             "summary_line",
-            name=line["name"],
-            quantity=line["quantity"],
-            unit_price=money(line["unit_price"]),
-            line_total=money(line["line_total"]),
+            name=line.name,
+            quantity=line.quantity,
+            unit_price=money(line.unit_price),
+            line_total=money(line.line_total),
         )
-        for line in order["lines"]
+        for line in order.lines
     ]
-    if Decimal(str(order["discount_total"])) > 0:
-        code = order.get("coupon_code") or ""
-        lines.append(turn.say("summary_offer", code=code, amount=money(order["discount_total"])))
-    if order.get("fulfilment") == "delivery":
-        area = order.get("delivery_area") or ""
-        lines.append(turn.say("summary_delivery", area=area, fee=money(order["delivery_fee"])))
-    elif order.get("fulfilment") == "pickup":
-        options = turn.get("delivery_options") or {}
+    if order.discount_total > 0:
+        code = order.coupon_code or ""
+        lines.append(turn.say("summary_offer", code=code, amount=money(order.discount_total)))
+    if order.fulfilment == "delivery":
+        area = order.delivery_area or ""
+        lines.append(turn.say("summary_delivery", area=area, fee=money(order.delivery_fee)))
+    elif order.fulfilment == "pickup":
+        options: DeliveryOptions = turn.get("delivery_options") or DeliveryOptions()
         lines.append(turn.say("summary_pickup", location=options.get("pickup") or ""))
-    lines.append(turn.say("summary_total", total=money(order["total"])))
+    lines.append(turn.say("summary_total", total=money(order.total)))
     return "\n".join(lines)

@@ -20,9 +20,11 @@ from journeys.nodes.deps import EngineDeps
 from journeys.nodes.routing import INTENT_ROUTE_THRESHOLD, journey_of, route
 from journeys.state import Journey
 from journeys.templates.text_nodes import handoff_message
+from journeys.tooling import HANDOFF_CREATE_TICKET
 from tenants.config import EscalationRules, HandoffSettings
 from tulia import clock
 from tulia.handoff.keywords import match_trigger
+from tulia.handoff.tools.handoff_create_ticket import HandoffCreateTicketOutput
 
 SUMMARY_LINES = 8
 MAX_SUMMARY = 1900
@@ -198,21 +200,21 @@ def escalate(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
         reason = "repeated tool errors" if broken else "customer asked for a person"
     turn.set(escalation_category=category, escalation_reason=reason)
     called = turn.tool(
-        "handoff_create_ticket", customer=False, **_ticket_args(state, category, reason or category)
+        HANDOFF_CREATE_TICKET, customer=False, **_ticket_args(state, category, reason or category)
     )
     if not called.ok:
         return turn.reply(_joined(state, turn.say("handoff_failed")))
     out = called.output
     turn.set(escalation_required=True, handoff_ticket_id=_ticket(out), journey_step="handoff")
     turn.set(waiting_notice_at=clock.now())
-    text = out.get("message") or handoff_message(
+    text = out.message or handoff_message(
         turn.key, turn.language, ticket=_ticket(out) or "-", team_available=True
     )
     return turn.reply(_joined(state, text))
 
 
-def _ticket(out: dict[str, Any]) -> str | None:
-    return str(out["ticket_id"]) if out.get("ticket_id") is not None else None
+def _ticket(out: HandoffCreateTicketOutput) -> str | None:
+    return str(out.ticket_id) if out.ticket_id is not None else None
 
 
 def _joined(state: FlowState, text: str) -> str:
@@ -238,13 +240,13 @@ def while_with_a_person(state: FlowState, ctx: RunContext, deps: EngineDeps) -> 
         return turn.reply(None)
     # Idempotent per open conversation: this finds the ticket and words where it stands.
     called = turn.tool(
-        "handoff_create_ticket",
+        HANDOFF_CREATE_TICKET,
         customer=False,
         reason="customer wrote again while waiting",
         category="human_request",
         language=_language(state),
     )
-    if not called.ok or called.output.get("ticket_id") is None:
+    if not called.ok or called.output.ticket_id is None:
         return turn.reply(None)
     turn.set(waiting_notice_at=clock.now())
-    return turn.reply(str(called.output["message"]))
+    return turn.reply(called.output.message)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from journeys.flows import parse
 from journeys.llm.cascade import NodeSpec, run_cascade
 from journeys.llm.gateway import LLMGateway
+from journeys.state import CatalogFilters
 
 THRESHOLD = 0.70
 FOUND_WORDS = 0.9  # the rules found product words: search with them
@@ -44,8 +45,11 @@ SPEC = NodeSpec("sales_narrow_query", NarrowOutput, PROMPT, THRESHOLD)
 def _adopt(out: NarrowOutput) -> parse.Wanted:
     if out.action == "clarify" or not out.query.strip():
         return parse.Wanted("")
-    prices = {"max_price": out.max_price, "min_price": out.min_price}
-    filters = {k: str(v) for k, v in prices.items() if v is not None}
+    filters: CatalogFilters = {}
+    if out.max_price is not None:
+        filters["max_price"] = str(out.max_price)
+    if out.min_price is not None:
+        filters["min_price"] = str(out.min_price)
     return parse.Wanted(" ".join(parse.words(out.query)), filters)
 
 

@@ -7,7 +7,6 @@ through order_apply_coupon and the new total is confirmed again before any payme
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 from journeys.context import RunContext
@@ -16,6 +15,8 @@ from journeys.flows.common import FlowTurn, open_order
 from journeys.flows.state import FlowState
 from journeys.nodes.deps import EngineDeps
 from journeys.templates.text_nodes import OfferFact, coupon_result, offers_answer
+from journeys.tooling import OFFERS_GET_APPLICABLE, ORDER_APPLY_COUPON
+from tools.offers_get_applicable import OfferOut
 
 MAX_CODE_MESSAGE_WORDS = 3
 
@@ -79,32 +80,30 @@ def offers(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
 def _list(turn: FlowTurn) -> FlowState:
     order_id = turn.get("order_id") if open_order(turn.state) else None
     args: dict[str, Any] = {"order_id": int(order_id)} if order_id else {}
-    found = turn.tool("offers_get_applicable", **args)
+    found = turn.tool(OFFERS_GET_APPLICABLE, **args)
     if not found.ok:
         return turn.reply(turn.say("tool_failed"))
-    usable = [o for o in found.output["offers"] if o["applicable"] or not order_id]
-    facts = [OfferFact(title=o["name"], detail=_detail(o)) for o in usable]
+    usable = [o for o in found.output.offers if o.applicable or not order_id]
+    facts = [OfferFact(title=o.name, detail=_detail(o)) for o in usable]
     return turn.reply(offers_answer(turn.key, turn.language, offers=facts))
 
 
-def _detail(offer: dict[str, object]) -> str | None:
-    code = f"code *{offer['code']}*" if offer.get("code") else None
-    parts = [str(offer["description"]) if offer.get("description") else None, code]
+def _detail(offer: OfferOut) -> str | None:
+    code = f"code *{offer.code}*" if offer.code else None
+    parts = [offer.description or None, code]
     return " · ".join(p for p in parts if p) or None
 
 
 def _apply(turn: FlowTurn, code: str) -> FlowState:
     turn.set(journey_step="offers.apply_coupon")
-    applied = turn.tool("order_apply_coupon", order_id=int(turn.get("order_id")), code=code)
+    applied = turn.tool(ORDER_APPLY_COUPON, order_id=int(turn.get("order_id")), code=code)
     if not applied.ok:
         if applied.broken:
             return turn.reply(turn.say("tool_failed"))
         reason = turn.why(applied)
         return turn.reply(coupon_result(turn.key, turn.language, total=None, reason=reason))
     out = applied.output
-    done = coupon_result(
-        turn.key, turn.language, total=Decimal(out["total"]), currency=out["currency"]
-    )
+    done = coupon_result(turn.key, turn.language, total=out.total, currency=out.currency)
     confirmation = checkout.confirm(turn)  # fresh total, methods, and the explicit question
     question = confirmation.get("response_text") or ""
     confirmation["response_text"] = f"{done}\n\n{question}".strip()

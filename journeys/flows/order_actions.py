@@ -14,8 +14,6 @@ another journey answering a turn changes the step, and with it the pending quest
 from __future__ import annotations
 
 import re
-from decimal import Decimal
-from typing import Any
 
 from journeys.context import RunContext
 from journeys.flows import lexicon, parse
@@ -23,6 +21,14 @@ from journeys.flows.common import FlowTurn
 from journeys.flows.state import FlowState
 from journeys.nodes.deps import EngineDeps
 from journeys.nodes.routing import INTENT_ROUTE_THRESHOLD
+from journeys.state import ActionKind, ActionLine, OrderAction
+from journeys.tooling import (
+    ORDER_CANCEL,
+    ORDER_GET_STATUS,
+    ORDER_LIST_RECENT,
+    RETURN_REQUEST_CREATE,
+)
+from tools.schemas import OrderOut
 from tulia.returns.decisions import wanted_size
 from tulia.returns.eligibility import DEFAULT_DAMAGE_WORDS
 from tulia.text import format_money
@@ -35,7 +41,7 @@ STEP_ORDER, STEP_REASON, STEP_CONFIRM = "action_order", "action_reason", "action
 REASON_WORDS = 4
 
 
-def wanted_action(state: FlowState) -> str | None:
+def wanted_action(state: FlowState) -> ActionKind | None:
     """ "return", "exchange", "refund" or "cancel" asked for in this message, else None.
 
     "What is your return policy?" is a question for support, not a request."""
@@ -82,17 +88,18 @@ def action_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowStat
     """Answer the pending question, or start what this message asks for."""
     turn = FlowTurn(state, ctx)
     turn.set(journey="orders")
-    if answers_action(state):
-        return _answer(turn, state["order_action"] or {})
+    pending = state.get("order_action")
+    if answers_action(state) and pending:  # answers_action saw it under way
+        return _answer(turn, pending)
     kind = wanted_action(state) or "return"
-    action: dict[str, Any] = {"kind": kind, "orders": [], "reference": None}
+    action: OrderAction = {"kind": kind, "orders": [], "reference": None}
     reference = parse.order_reference(turn.text)
     if reference:
         return _order_named(turn, action, reference, first_message=True)
     return _list_orders(turn, action)
 
 
-def _answer(turn: FlowTurn, action: dict[str, Any]) -> FlowState:
+def _answer(turn: FlowTurn, action: OrderAction) -> FlowState:
     step = str(turn.get("journey_step")).removeprefix("orders.")
     if step == STEP_CONFIRM:
         return _cancel(turn, action) if parse.is_yes(turn.text) else _kept(turn, action)
@@ -107,22 +114,22 @@ def _answer(turn: FlowTurn, action: dict[str, Any]) -> FlowState:
     return _file_return(turn, action, turn.text)
 
 
-def _list_orders(turn: FlowTurn, action: dict[str, Any]) -> FlowState:
+def _list_orders(turn: FlowTurn, action: OrderAction) -> FlowState:
     cancel = action["kind"] == "cancel"
-    found = turn.tool("order_list_recent", which="open" if cancel else "delivered")
+    found = turn.tool(ORDER_LIST_RECENT, which="open" if cancel else "delivered")
     if not found.ok:
         return turn.reply(turn.say("tool_failed"))
-    orders = found.output["orders"]
+    orders = found.output.orders
     if len(orders) == 1:
-        return _order_named(turn, action, orders[0]["reference"], first_message=True)
-    action = {**action, "orders": [o["reference"] for o in orders]}
+        return _order_named(turn, action, orders[0].reference, first_message=True)
+    action = {**action, "orders": [o.reference for o in orders]}
     turn.set(order_action=action, journey_step=f"orders.{STEP_ORDER}")
     if not orders:
         if cancel:
             return _done(turn, turn.say("cancel_no_orders"))
         return turn.reply(turn.say("return_no_orders", example=REFERENCE_EXAMPLE))
     choices = "\n".join(
-        f"{n}. {o['reference']}: {', '.join(o['items'])}" for n, o in enumerate(orders, 1)
+        f"{n}. {o.reference}: {', '.join(o.items)}" for n, o in enumerate(orders, 1)
     )
     return turn.reply(
         turn.say("cancel_pick_order" if cancel else "return_pick_order", choices=choices)
@@ -130,17 +137,17 @@ def _list_orders(turn: FlowTurn, action: dict[str, Any]) -> FlowState:
 
 
 def _order_named(
-    turn: FlowTurn, action: dict[str, Any], reference: str, *, first_message: bool
+    turn: FlowTurn, action: OrderAction, reference: str, *, first_message: bool
 ) -> FlowState:
-    found = turn.tool("order_get_status", reference=reference)
+    found = turn.tool(ORDER_GET_STATUS, reference=reference)
     if not found.ok:
         if found.broken:
             return turn.reply(turn.say("tool_failed"))
         turn.set(order_action=action, journey_step=f"orders.{STEP_ORDER}")
         return turn.reply(turn.say("action_order_unknown", reference=reference))
-    order = found.output["order"]
-    lines = [{"name": line["name"], "sku": line["sku"]} for line in order["lines"]]
-    action = {**action, "reference": order["reference"], "lines": lines}
+    order = found.output.order
+    lines: list[ActionLine] = [{"name": line.name, "sku": line.sku} for line in order.lines]
+    action = {**action, "reference": order.reference, "lines": lines}
     if action["kind"] == "cancel":
         return _ask_cancel(turn, action, order)
     if action["kind"] == "exchange":
@@ -148,19 +155,19 @@ def _order_named(
     if first_message and _says_why(turn.text):
         return _file_return(turn, action, turn.text)
     turn.set(order_action=action, journey_step=f"orders.{STEP_REASON}")
-    items = ", ".join(line["name"] for line in order["lines"])
-    return turn.reply(turn.say("return_ask_reason", reference=order["reference"], items=items))
+    items = ", ".join(line.name for line in order.lines)
+    return turn.reply(turn.say("return_ask_reason", reference=order.reference, items=items))
 
 
 def _ask_size(
-    turn: FlowTurn, action: dict[str, Any], order: dict[str, Any], *, first_message: bool
+    turn: FlowTurn, action: OrderAction, order: OrderOut, *, first_message: bool
 ) -> FlowState:
     """An exchange needs what the customer wants instead; the message may say it."""
-    if first_message and _wanted(turn.text, order["reference"]):
+    if first_message and _wanted(turn.text, order.reference):
         return _file_return(turn, action, turn.text)
     turn.set(order_action=action, journey_step=f"orders.{STEP_REASON}")
-    items = ", ".join(line["name"] for line in order["lines"])
-    return turn.reply(turn.say("exchange_ask_size", reference=order["reference"], items=items))
+    items = ", ".join(line.name for line in order.lines)
+    return turn.reply(turn.say("exchange_ask_size", reference=order.reference, items=items))
 
 
 def _wanted(text: str, reference: str = "") -> str:
@@ -182,10 +189,10 @@ def _says_why(text: str) -> bool:
     return len(rest) >= REASON_WORDS
 
 
-def _file_return(turn: FlowTurn, action: dict[str, Any], reason: str) -> FlowState:
+def _file_return(turn: FlowTurn, action: OrderAction, reason: str) -> FlowState:
     kind = action["kind"] if action["kind"] in ("refund", "exchange") else "return"
     called = turn.tool(
-        "return_request_create",
+        RETURN_REQUEST_CREATE,
         reference=action["reference"],
         action=kind,
         reason_text=reason[:1000],
@@ -196,11 +203,11 @@ def _file_return(turn: FlowTurn, action: dict[str, Any], reason: str) -> FlowSta
     if not called.ok:
         return _done(turn, turn.say("tool_failed"))
     out = called.output
-    turn.set(handoff_ticket_id=str(out["ticket_id"]) if out["ticket_id"] else None)
-    return _done(turn, out["message"])
+    turn.set(handoff_ticket_id=str(out.ticket_id) if out.ticket_id else None)
+    return _done(turn, out.message)
 
 
-def _named_skus(lines: list[dict[str, str]], reason: str) -> list[str]:
+def _named_skus(lines: list[ActionLine], reason: str) -> list[str]:
     """The one line the reason names among several; all lines (empty) otherwise."""
     if len(lines) < 2:
         return []
@@ -210,38 +217,38 @@ def _named_skus(lines: list[dict[str, str]], reason: str) -> list[str]:
     return [lines[picked - 1]["sku"]] if picked else []
 
 
-def _ask_cancel(turn: FlowTurn, action: dict[str, Any], order: dict[str, Any]) -> FlowState:
-    if order["status"] in ("shipped", "delivered", "cancelled"):
-        status = text_label("reply.status", order["status"], turn.language)
-        return _done(turn, turn.say("cancel_too_late", reference=order["reference"], status=status))
+def _ask_cancel(turn: FlowTurn, action: OrderAction, order: OrderOut) -> FlowState:
+    if order.status in ("shipped", "delivered", "cancelled"):
+        status = text_label("reply.status", order.status, turn.language)
+        return _done(turn, turn.say("cancel_too_late", reference=order.reference, status=status))
     turn.set(order_action=action, journey_step=f"orders.{STEP_CONFIRM}", awaiting_answer=True)
     return turn.reply(
         turn.say(
             "cancel_confirm",
-            reference=order["reference"],
-            items=", ".join(line["name"] for line in order["lines"]),
-            total=format_money(Decimal(order["total"]), order["currency"]),
+            reference=order.reference,
+            items=", ".join(line.name for line in order.lines),
+            total=format_money(order.total, order.currency),
         )
     )
 
 
-def _cancel(turn: FlowTurn, action: dict[str, Any]) -> FlowState:
+def _cancel(turn: FlowTurn, action: OrderAction) -> FlowState:
     reference = str(action["reference"])
-    called = turn.tool("order_cancel", reference=reference)
+    called = turn.tool(ORDER_CANCEL, reference=reference)
     if not called.ok:
         if called.error_code == "order_not_cancellable":
             status = text_label("reply.status", str(called.error_facts["status"]), turn.language)
             return _done(turn, turn.say("cancel_too_late", reference=reference, status=status))
         return _done(turn, turn.say("tool_failed"))
     text = turn.say("cancel_done", reference=reference)
-    if called.output["refund_due"]:
+    if called.output.refund_due:
         text += " " + text_label("reply.order_update", "refund_due", turn.language)
-    if str(called.output["order_id"]) == str(turn.get("order_id")):
+    if str(called.output.order_id) == str(turn.get("order_id")):
         turn.set(sales_step=None, payment_status=None, cart=[], quoted_amount_kes=None)
     return _done(turn, text)
 
 
-def _kept(turn: FlowTurn, action: dict[str, Any]) -> FlowState:
+def _kept(turn: FlowTurn, action: OrderAction) -> FlowState:
     return _done(turn, turn.say("cancel_kept", reference=action["reference"]))
 
 

@@ -9,8 +9,6 @@ are this journey's "action" step (journeys.flows.order_actions).
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from django.utils import timezone
 
 from journeys.context import RunContext
@@ -19,6 +17,8 @@ from journeys.flows.common import ORDER_STATUS_WORDS, FlowTurn
 from journeys.flows.state import FlowState
 from journeys.nodes.deps import EngineDeps
 from journeys.templates.text_nodes import order_status_response
+from journeys.tooling import ORDER_GET_STATUS
+from tools.order_get_status import OrderGetStatusOutput
 from tulia.text import label as text_label
 
 REFERENCE_EXAMPLE = "AB-CD2345"
@@ -45,9 +45,9 @@ def status_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowStat
     turn.set(journey="orders", journey_step="orders.status")
     reference = parse.order_reference(turn.text)
     if reference:
-        found = turn.tool("order_get_status", reference=reference)
+        found = turn.tool(ORDER_GET_STATUS, reference=reference)
     else:
-        found = turn.tool("order_get_status", order_id=int(state.get("order_id") or 0))
+        found = turn.tool(ORDER_GET_STATUS, order_id=int(state.get("order_id") or 0))
     if found.ok:
         return _report(turn, found.output)
     if found.error_code in ("not_found", "invalid_input"):
@@ -70,37 +70,36 @@ def orders(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     return STEPS[route(state)](state, ctx, deps)
 
 
-def _report(turn: FlowTurn, status: dict[str, object]) -> FlowState:
-    order = status["order"]
-    assert isinstance(order, dict)
-    ours = str(order["order_id"]) == turn.get("order_id")
-    if status["paid"] and ours:
+def _report(turn: FlowTurn, status: OrderGetStatusOutput) -> FlowState:
+    order = status.order
+    ours = str(order.order_id) == turn.get("order_id")
+    if status.paid and ours:
         turn.set(payment_status="paid", sales_step=None, cart=[])
     paid = outcome.payment_state(turn, status)
     if paid in outcome.UNPAID_ENDINGS:
         # The conversation's own order gets the retry offer; another one just the facts.
-        return turn.reply(outcome.unpaid_reply(turn, str(order["reference"]), paid, ours=ours))
+        return turn.reply(outcome.unpaid_reply(turn, order.reference, paid, ours=ours))
     answer = outcome.payment_answer(turn, status, paid)
     if answer is not None:
         return turn.reply(answer)
     text = order_status_response(
         turn.key,
         turn.language,
-        reference=str(order["reference"]),
-        order_status=ORDER_STATUS_WORDS.get(str(order["status"]), "unknown"),
+        reference=order.reference,
+        order_status=ORDER_STATUS_WORDS.get(order.status, "unknown"),
         payment_status=paid,
     )
     return turn.reply(" ".join([text, *_progress(turn.language, status)]))
 
 
-def _progress(language: str, status: dict[str, object]) -> list[str]:
+def _progress(language: str, status: OrderGetStatusOutput) -> list[str]:
     """When the latest step happened, and the rider/courier note once shipped."""
     lines = []
-    if status.get("status_at"):
-        when = timezone.localtime(datetime.fromisoformat(str(status["status_at"])))
+    if status.status_at:
+        when = timezone.localtime(status.status_at)
         since = text_label("reply.order_update", "since", language)
         lines.append(since.format(when=when.strftime("%d %b %H:%M")))
-    if status.get("tracking_note"):
-        note = str(status["tracking_note"])
+    if status.tracking_note:
+        note = status.tracking_note
         lines.append(text_label("reply.order_update", "tracking", language).format(note=note))
     return lines

@@ -8,23 +8,21 @@ next turn: PAY retries the same method, a number picks another one.
 
 from __future__ import annotations
 
-from decimal import Decimal
-from typing import Any
-
 from journeys.flows import lexicon, parse
 from journeys.flows.common import FlowTurn, payment_word
 from payments.queries import latest_payment
+from tools.order_get_status import OrderGetStatusOutput
 from tulia.text import format_money
 
 # Attempts that ended without money: the customer can try again.
 UNPAID_ENDINGS = ("failed", "cancelled", "timeout")
 
 
-def payment_state(turn: FlowTurn, status_out: dict[str, Any]) -> str:
+def payment_state(turn: FlowTurn, status_out: OrderGetStatusOutput) -> str:
     """paid / pending / failed / cancelled / timeout / unknown, from the records."""
-    if status_out["paid"]:
+    if status_out.paid:
         return "paid"
-    latest = latest_payment(turn.ctx.tenant_id, int(status_out["order"]["order_id"]))
+    latest = latest_payment(turn.ctx.tenant_id, int(status_out.order.order_id))
     if latest is not None and latest.status in (*UNPAID_ENDINGS, "pending"):
         return str(latest.status)
     return payment_word(status_out)
@@ -45,17 +43,17 @@ def unpaid_reply(turn: FlowTurn, reference: str, ending: str, *, ours: bool) -> 
     return f"{told}\n{turn.say('retry_or_other', choices=turn.methods(methods))}"
 
 
-def payment_answer(turn: FlowTurn, status_out: dict[str, Any], paid: str) -> str | None:
+def payment_answer(turn: FlowTurn, status_out: OrderGetStatusOutput, paid: str) -> str | None:
     """ "Did my payment go through?" in plain words: yes with the receipt, or still
     waiting; None for any other question (the order status answers those)."""
     asked = turn.get("intent") == "payment_help"
     about_money = asked or parse.has(turn.text, lexicon.PAYMENT_WORDS)
     if not about_money or paid not in ("paid", "pending"):
         return None
-    order = status_out["order"]
-    amount = format_money(Decimal(str(order["total"])), str(order["currency"]))
+    order = status_out.order
+    amount = format_money(order.total, order.currency)
     if paid == "paid":
-        receipt = status_out.get("payment_receipt") or "-"
-        reference = order["reference"]
+        receipt = status_out.payment_receipt or "-"
+        reference = order.reference
         return turn.say("payment_went_through", reference=reference, amount=amount, receipt=receipt)
-    return turn.say("payment_waiting", reference=order["reference"], amount=amount)
+    return turn.say("payment_waiting", reference=order.reference, amount=amount)

@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from journeys.flows import lexicon
 from journeys.nlu.small_talk import is_small_talk
 from journeys.nlu.text import tokens as nlu_tokens
+from journeys.state import CatalogFilters
 from tulia.commerce.lexicon import STOP_WORDS, is_product_word
 from tulia.normalise import find_phrase, fold
 
@@ -148,7 +148,7 @@ class Wanted:
     """What to search for: the product words and the structured filters."""
 
     query: str
-    filters: dict[str, Any] = field(default_factory=dict)
+    filters: CatalogFilters = field(default_factory=CatalogFilters)
     size: str | None = None
 
     @property
@@ -157,7 +157,7 @@ class Wanted:
 
 
 def wanted(text: str) -> Wanted:
-    filters: dict[str, Any] = {}
+    filters: CatalogFilters = {}
     cap = next((m for m in _MAX_PRICE.finditer(text) if not _names_a_model(text, m)), None)
     if cap is not None:
         filters["max_price"] = _amount(cap.group(3), cap.group(4))

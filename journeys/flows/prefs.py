@@ -17,6 +17,8 @@ from journeys.flows.state import FlowState
 from journeys.nodes.deps import EngineDeps
 from journeys.templates.governance import consent_confirmed
 from journeys.templates.text_nodes import prefs_consent_response
+from journeys.tooling import CUSTOMER_UPDATE_PREFERENCES
+from tools.customer_update_preferences import CustomerUpdatePreferencesOutput
 
 NOTIFICATION_WORDS = {"en": ("on", "off"), "sw": ("zimewashwa", "zimezimwa"),
                       "sheng": ("ziko on", "ziko off")}  # fmt: skip
@@ -32,8 +34,8 @@ def record_consent(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowS
         # consent_check assumed the change; unsaved, the flag is unknown again (not a claim).
         turn.set(marketing_opt_in=None)
         return turn.reply(turn.say("prefs_saved_failed"))
-    turn.set(marketing_opt_in=saved["marketing_opt_in"])
-    if granted and not saved["had_withdrawn"]:  # nothing to come back to: no "again"
+    turn.set(marketing_opt_in=saved.marketing_opt_in)
+    if granted and not saved.had_withdrawn:  # nothing to come back to: no "again"
         shop = state.get("tenant_name")
         welcome = consent_confirmed(turn.key, turn.language, kind="opt_in_first", shop=shop)
         return turn.reply(welcome)
@@ -54,9 +56,9 @@ def prefs(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     return turn.reply(turn.say("prefs_unclear"))
 
 
-def _save(turn: FlowTurn, **change: Any) -> dict[str, Any] | None:
+def _save(turn: FlowTurn, **change: Any) -> CustomerUpdatePreferencesOutput | None:
     evidence = turn.text[:500]
-    saved = turn.tool("customer_update_preferences", evidence=evidence, **change)
+    saved = turn.tool(CUSTOMER_UPDATE_PREFERENCES, evidence=evidence, **change)
     return saved.output if saved.ok else None
 
 

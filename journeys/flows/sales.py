@@ -7,7 +7,6 @@ item is chosen, `checkout` takes over (variant, quantity, order, payment).
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 from journeys.context import RunContext
@@ -18,12 +17,15 @@ from journeys.flows.replies import unknown_response
 from journeys.flows.state import FlowState
 from journeys.llm.gateway import LLMGateway
 from journeys.nodes.deps import EngineDeps
+from journeys.state import CatalogFilters, ItemRef, PendingItem
 from journeys.templates.text_nodes import (
     MAX_OPTIONS,
     OptionFact,
     catalog_present_options,
     not_stocked,
 )
+from journeys.tooling import CATALOG_SEARCH, STOCK_REQUEST_CREATE
+from tools.catalog_search import CatalogSearchOutput, ItemSummary
 from tulia.storefront.codes import find_code
 
 MANY_MATCHES = 50
@@ -130,12 +132,12 @@ def restock_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowSta
     """YES to "tell me when it's back": the shop's back-in-stock request (campaigns'
     StockRequest, which the back-in-stock nudge reads), confirmed; no just moves on."""
     turn = _turn(state, ctx)
-    item = turn.get("pending_item") or {}
+    item: PendingItem | None = turn.get("pending_item")
     turn.set(sales_step=None, pending_item=None, journey_step="sales.restock")
     if parse.is_no(turn.text) or not item:
         return turn.reply(turn.say("restock_declined"))
     # Routine: a recorded wish is no sign the sale's tools work again (error streak).
-    turn.tool("stock_request_create", routine=True, item_id=int(item["item_id"]))
+    turn.tool(STOCK_REQUEST_CREATE, routine=True, item_id=int(item["item_id"]))
     return turn.reply(turn.say("restock_noted", item=item["name"]))
 
 
@@ -176,40 +178,41 @@ def catalog_answer(state: FlowState, ctx: RunContext) -> FlowState | None:
     if not want.query:
         return None
     turn = FlowTurn(state, ctx)
-    found = turn.tool("catalog_search", customer=False, query=want.query, **want.filters)
-    if not (found.ok and found.output["results"] and found.output["confidence"] >= LOW_CONFIDENCE):
+    found = turn.tool(CATALOG_SEARCH, customer=False, query=want.query, **want.filters)
+    if not (found.ok and found.output.results and found.output.confidence >= LOW_CONFIDENCE):
         return None
     turn.set(journey="sales", clarify_loops=0, last_catalog_query=want.query)
     turn.set(last_catalog_filters=want.filters, rejections=0)
     out = found.output
-    available = _available(out["results"])
+    available = _available(out.results)
     if not available:
-        return _offer_restock(turn, out["results"][0])
-    link = deep_link(out["catalog_link"] or None, want.query, want.filters)
-    return _present(turn, want.query, available, out["total_estimate"], link)
+        return _offer_restock(turn, out.results[0])
+    link = deep_link(out.catalog_link or None, want.query, want.filters)
+    return _present(turn, want.query, available, out.total_estimate, link)
 
 
-def _available(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _available(results: list[ItemSummary]) -> list[ItemSummary]:
     """Only what can be bought now is offered as an option."""
-    return [r for r in results if r["in_stock"]]
+    return [r for r in results if r.in_stock]
 
 
-def _offer_restock(turn: FlowTurn, item: dict[str, Any]) -> FlowState:
+def _offer_restock(turn: FlowTurn, item: ItemSummary) -> FlowState:
     """Everything that matched is sold out: say so, and offer a message when it is back."""
-    turn.set(sales_step=RESTOCK, pending_item={"item_id": item["item_id"], "name": item["name"]})
+    pending: PendingItem = {"item_id": item.item_id, "name": item.name}
+    turn.set(sales_step=RESTOCK, pending_item=pending)
     turn.set(last_catalog_results=[], journey_step="sales.sold_out")
-    return turn.reply(turn.say("restock_offer", item=item["name"]))
+    return turn.reply(turn.say("restock_offer", item=item.name))
 
 
-def _not_stocked(turn: FlowTurn, query: str, out: dict[str, Any]) -> FlowState:
+def _not_stocked(turn: FlowTurn, query: str, out: CatalogSearchOutput) -> FlowState:
     """Nothing the shop sells matches: said plainly, with the closest in-stock items to
     choose from (by number, as any shortlist), else the shop's whole catalog."""
-    alternatives = _available(out.get("alternatives") or [])[:MAX_OPTIONS]
-    options = [OptionFact(name=r["name"], price=Decimal(r["price_from"])) for r in alternatives]
-    remembered = [{"item_id": r["item_id"], "name": r["name"]} for r in alternatives]
+    alternatives = _available(out.alternatives)[:MAX_OPTIONS]
+    options = [OptionFact(name=r.name, price=r.price_from) for r in alternatives]
+    remembered: list[ItemRef] = [{"item_id": r.item_id, "name": r.name} for r in alternatives]
     turn.set(last_catalog_results=remembered, sales_step="choose" if remembered else None)
     turn.set(journey_step="sales.not_stocked")
-    link = out.get("catalog_link") or turn.get("catalog_link_base") or None
+    link = out.catalog_link or turn.get("catalog_link_base") or None
     text = not_stocked(turn.key, turn.language, query=query, alternatives=options, link=link)
     return turn.reply(text)
 
@@ -238,35 +241,37 @@ def _see_all_of(turn: FlowTurn, want: parse.Wanted) -> parse.Wanted:
     rest = [word for word in want.query.split() if word not in _SEE_ALL_WORDS]
     if rest:
         return parse.Wanted(" ".join(rest), want.filters, want.size)
-    last = turn.get("last_catalog_filters") or {}
+    last: CatalogFilters = turn.get("last_catalog_filters") or CatalogFilters()
     return parse.Wanted(turn.get("last_catalog_query") or "", {**last, **want.filters})
 
 
 def _search(turn: FlowTurn, want: parse.Wanted, *, vague: bool, see_all: bool) -> FlowState:
-    filters = {k: v for k, v in want.filters.items() if k in ("min_price", "max_price")}
-    found = turn.tool("catalog_search", customer=False, query=want.query, **filters)
+    filters: dict[str, Any] = {
+        k: v for k, v in want.filters.items() if k in ("min_price", "max_price")
+    }
+    found = turn.tool(CATALOG_SEARCH, customer=False, query=want.query, **filters)
     if not found.ok:
         return turn.reply(turn.say("tool_failed"))
     out = found.output
-    turn.set(catalog_total_matches_estimate=out["total_estimate"], journey_step="sales.search")
-    available = _available(out["results"])
+    turn.set(catalog_total_matches_estimate=out.total_estimate, journey_step="sales.search")
+    available = _available(out.results)
     if want.query and not available:
-        sold_out = out["results"]
+        sold_out = out.results
         return (
             _offer_restock(turn, sold_out[0]) if sold_out else _not_stocked(turn, want.query, out)
         )
-    link = deep_link(out.get("catalog_link") or turn.get("catalog_link_base"), want.query, filters)
+    link = deep_link(out.catalog_link or turn.get("catalog_link_base"), want.query, filters)
     linked = show_link(
-        total=out["total_estimate"],
+        total=out.total_estimate,
         vague=vague,
-        confidence=out["confidence"],
+        confidence=out.confidence,
         rejections=turn.get("rejections", 0),
         see_all=see_all,
     )
     if linked and available and (link or see_all):
         return _link_only(turn, link)
     # Without a catalog page the shortlist is the best the customer can get.
-    return _present(turn, want.query, available, out["total_estimate"], link)
+    return _present(turn, want.query, available, out.total_estimate, link)
 
 
 def _link_only(turn: FlowTurn, link: str | None) -> FlowState:
@@ -276,14 +281,14 @@ def _link_only(turn: FlowTurn, link: str | None) -> FlowState:
 
 
 def _present(
-    turn: FlowTurn, query: str, results: list[dict[str, Any]], total: int, link: str | None
+    turn: FlowTurn, query: str, results: list[ItemSummary], total: int, link: str | None
 ) -> FlowState:
     shown = results[:MAX_OPTIONS]
-    options = [OptionFact(name=r["name"], price=Decimal(r["price_from"])) for r in shown]
+    options = [OptionFact(name=r.name, price=r.price_from) for r in shown]
     text = catalog_present_options(
         turn.key, turn.language, query=query or "…", options=options, total=total, link=link
     )
-    remembered = [{"item_id": r["item_id"], "name": r["name"]} for r in shown]
+    remembered: list[ItemRef] = [{"item_id": r.item_id, "name": r.name} for r in shown]
     turn.set(last_catalog_results=remembered, sales_step="choose" if shown else None)
     turn.set(journey_step="sales.present")
     return turn.reply(text)
@@ -292,12 +297,12 @@ def _present(
 def _represent(turn: FlowTurn) -> FlowState:
     """Show the last options again (after a detour) by searching again: prices stay fresh."""
     query = turn.get("last_catalog_query") or ""
-    want = parse.Wanted(query, turn.get("last_catalog_filters") or {})
+    want = parse.Wanted(query, turn.get("last_catalog_filters") or CatalogFilters())
     return _search(turn, want, vague=False, see_all=False)
 
 
 def _choose(turn: FlowTurn) -> FlowState:
-    options: list[dict[str, Any]] = turn.get("last_catalog_results", [])
+    options: list[ItemRef] = turn.get("last_catalog_results", [])
     if parse.short_answer(turn.text, lexicon.SEE_ALL, 6):
         return discover(turn)
     if parse.short_answer(turn.text, lexicon.REJECT, 6):
@@ -314,7 +319,7 @@ def _rejected(turn: FlowTurn) -> FlowState:
     rejections = turn.get("rejections", 0) + 1
     turn.set(rejections=rejections, journey_step="sales.rejected")
     query = turn.get("last_catalog_query") or ""
-    filters = turn.get("last_catalog_filters") or {}
+    filters: CatalogFilters = turn.get("last_catalog_filters") or CatalogFilters()
     if rejections >= MAX_REJECTIONS:
         link = deep_link(turn.get("catalog_link_base"), query, filters)
         return _link_only(turn, link)

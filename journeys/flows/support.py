@@ -11,7 +11,10 @@ from journeys.context import RunContext
 from journeys.flows.common import FlowTurn
 from journeys.flows.state import FlowState
 from journeys.nodes.deps import EngineDeps
+from journeys.state import KbSnippet
 from journeys.templates.text_nodes import SnippetFact, support_rag_answer
+from journeys.tooling import KB_RETRIEVE
+from kb.tools.kb_retrieve import KbHit
 
 MAX_MISSES = 2
 MAX_SNIPPETS = 3
@@ -20,16 +23,29 @@ MAX_SNIPPETS = 3
 def support(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     turn = FlowTurn(state, ctx)
     turn.set(journey="support")
-    found = turn.tool("kb_retrieve", customer=False, query=turn.text or "help")
+    found = turn.tool(KB_RETRIEVE, customer=False, query=turn.text or "help")
     if not found.ok:
         return turn.reply(turn.say("tool_failed"))
-    hits = found.output["hits"][:MAX_SNIPPETS]
-    if found.output["no_context"] or not hits:
+    hits = found.output.hits[:MAX_SNIPPETS]
+    if found.output.no_context or not hits:
         return _no_context(turn)
-    snippets = [SnippetFact(title=h["title"], text=h["text"]) for h in hits]
-    turn.set(kb_snippets=hits, support_misses=0, journey_step="support.answered")
+    snippets = [SnippetFact(title=h.title, text=h.text) for h in hits]
+    kept: list[KbSnippet] = [_snippet(h) for h in hits]
+    turn.set(kb_snippets=kept, support_misses=0, journey_step="support.answered")
     answer = support_rag_answer(turn.key, turn.language, snippets=snippets)
     return turn.reply(_with_resume_hint(turn, answer))
+
+
+def _snippet(hit: KbHit) -> KbSnippet:
+    """The passage as the tool's JSON gives it, to remember."""
+    return {
+        "title": hit.title,
+        "section": hit.section,
+        "document_type": hit.document_type,
+        "score": hit.score,
+        "text": hit.text,
+        "chunk_id": hit.chunk_id,
+    }
 
 
 def _no_context(turn: FlowTurn) -> FlowState:

@@ -22,8 +22,11 @@ from journeys.nlu.language import SWITCH_THRESHOLD
 from journeys.nodes.deps import EngineDeps
 from journeys.sanitize import sanitize_inbound
 from journeys.templates.governance import non_text
+from journeys.tooling import CUSTOMER_GET_OR_CREATE, TENANT_GET_CONTEXT
 from tenants.accessors import get_tenant
 from tenants.errors import NotFound
+from tools.customer_get_or_create import CustomerGetOrCreateOutput
+from tools.tenant_get_context import TenantGetContextOutput
 from tulia import clock
 
 TRANSCRIPT_LINES = 12
@@ -52,28 +55,28 @@ def begin(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     return FlowState(**update)  # type: ignore[typeddict-item]
 
 
-def _tenant_fields(out: dict[str, Any]) -> dict[str, Any]:
+def _tenant_fields(out: TenantGetContextOutput) -> dict[str, Any]:
     return {
-        "tenant_name": out["name"],
-        "bot_name": out["bot_name"] or None,
-        "bot_intro": out["bot_intro"] or None,
-        "tone_style": out["tone_style"],
-        "default_language": out["default_language"],
-        "allowed_languages": out["allowed_languages"],
-        "max_chattiness_level": out["max_chattiness_level"],
-        "catalog_link_base": out["catalog_link_base"] or None,
-        "payments_enabled": dict.fromkeys(out["payment_methods"], True),
-        "handoff": out["handoff"],
-        "escalation_rules": out["escalation_rules"],
+        "tenant_name": out.name,
+        "bot_name": out.bot_name or None,
+        "bot_intro": out.bot_intro or None,
+        "tone_style": out.tone_style,
+        "default_language": out.default_language,
+        "allowed_languages": list(out.allowed_languages),
+        "max_chattiness_level": out.max_chattiness_level,
+        "catalog_link_base": out.catalog_link_base or None,
+        "payments_enabled": dict.fromkeys(out.payment_methods, True),
+        # The tenant's JSON settings, as JSON (the state is stored as JSON).
+        **out.model_dump(mode="json", include={"handoff", "escalation_rules"}),
     }
 
 
-def _customer_fields(out: dict[str, Any]) -> dict[str, Any]:
+def _customer_fields(out: CustomerGetOrCreateOutput) -> dict[str, Any]:
     return {
-        "phone_e164": out["phone_e164"],
-        "customer_language_pref": out["language_preference"],
-        "marketing_opt_in": out["marketing_opt_in"],
-        "notification_prefs": {"notifications": out["notifications_opt_in"]},
+        "phone_e164": out.phone_e164,
+        "customer_language_pref": out.language_preference,
+        "marketing_opt_in": out.marketing_opt_in,
+        "notification_prefs": {"notifications": out.notifications_opt_in},
     }
 
 
@@ -90,14 +93,14 @@ def load_context(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowSta
         return turn.reply(None)  # no such shop: its tools refuse everything alike
     version = tenant.updated_at.isoformat()
     if state.get("shop_version") != version:
-        shop = turn.tool("tenant_get_context", customer=False, routine=True)
+        shop = turn.tool(TENANT_GET_CONTEXT, customer=False, routine=True)
         if shop.ok:
             turn.set(**_tenant_fields(shop.output), shop_version=version)
     # tenant_get_context does not carry the compliance settings (opt-out words).
     turn.set(compliance=tenant.compliance_settings.model_dump(mode="json"))
     if state.get("phone_e164"):
         phone = state["phone_e164"]
-        person = turn.tool("customer_get_or_create", customer=False, routine=True, phone=phone)
+        person = turn.tool(CUSTOMER_GET_OR_CREATE, customer=False, routine=True, phone=phone)
         if person.ok:
             turn.set(**_customer_fields(person.output))
     return turn.reply(None)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 import types
-from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints, is_typeddict
 
 import pytest
 from hypothesis import given
@@ -63,7 +63,18 @@ def conforms(value: Any, hint: Any) -> bool:  # noqa: PLR0911 - one return per k
         return isinstance(value, int | float) and not isinstance(value, bool)
     if hint is int:
         return isinstance(value, int) and not isinstance(value, bool)
+    if is_typeddict(hint):  # the stored values (cart lines, totals...): their keys, typed
+        return _fits_typeddict(value, hint)
     return isinstance(value, hint)
+
+
+def _fits_typeddict(value: Any, hint: Any) -> bool:
+    fields = get_type_hints(hint)
+    return (
+        isinstance(value, dict)
+        and hint.__required_keys__ <= value.keys() <= fields.keys()
+        and all(conforms(v, fields[k]) for k, v in value.items())
+    )
 
 
 def new_chat(tenant: Tenant) -> Chat:

@@ -17,7 +17,7 @@ import pytest
 from journeys import handler
 from journeys.context import RunContext
 from journeys.llm_emulator import LLMEmulator, Reply, Text, by_kind, schema_name
-from journeys.tooling import call
+from journeys.tooling import CATALOG_SEARCH, call
 from tenants.context import operator_context
 from tenants.models import Tenant
 from tests.flows.chat import Chat, start_chat
@@ -151,5 +151,6 @@ def test_a_tool_argument_cannot_override_the_run_context_identity(
         tenant_id=str(tenant.id), customer_id="1", conversation_id="1", request_id="req-sec"
     )
     smuggled = {"tenant_id": str(stranger_data.tenant.id)}
-    found = call("catalog_search", ctx, customer=False, query="sukuma", **smuggled)
-    assert MARKER not in json.dumps(found.output)
+    found = call(CATALOG_SEARCH, ctx, customer=False, query="sukuma", **smuggled)
+    assert found.ok, found.error_code
+    assert MARKER not in found.output.model_dump_json()
