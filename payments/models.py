@@ -368,14 +368,21 @@ class RefundStatus(models.TextChoices):
 
 
 class Refund(TenantOwnedModel):
-    """Money going back to a customer for an order, by the method it was paid with.
+    """Money going back to a customer for an order, by the method it was paid with, or
+    money that arrived for no order sent back to the payer (no order, only the payment).
 
-    Never more than was paid: the order row is locked while the sum of refunds that did
-    not fail is checked. Never twice: one refund per idempotency key (the return
-    request or the cancellation it is for)."""
+    Never more than was paid: the order row (or, for money with no order, the payment
+    row) is locked while the sum of refunds that did not fail is checked. Never twice:
+    one refund per idempotency key (the return request, the cancellation, or the
+    reconciliation page's refund form it is for)."""
 
     order = models.ForeignKey(
-        "commerce.Order", on_delete=models.PROTECT, related_name="+", verbose_name=_("order")
+        "commerce.Order",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("order"),
     )
     payment = models.ForeignKey(
         PaymentRequest, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
@@ -415,6 +422,10 @@ class Refund(TenantOwnedModel):
                 fields=["tenant", "idempotency_key"], name="refund_unique_idempotency_key"
             ),
             models.CheckConstraint(condition=models.Q(amount__gt=0), name="refund_amount_gt_0"),
+            models.CheckConstraint(
+                condition=models.Q(order__isnull=False) | models.Q(payment__isnull=False),
+                name="refund_of_an_order_or_a_payment",
+            ),
         ]
         indexes = [models.Index(fields=["tenant", "order"], name="refund_by_order")]
 
