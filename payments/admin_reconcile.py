@@ -56,7 +56,8 @@ def resolve_view(
         "title": _("Resolve: %(what)s") % {"what": event.reference or event.kind},
         "event": event,
         "payment": payment,
-        "suggestions": suggest_orders(event.tenant_id, payment) if payment and not gone_back else [],
+        # Money partly gone back matches no order any more (payments.reconcile).
+        "suggestions": [] if not payment or gone_back else suggest_orders(event.tenant_id, payment),
         "refunded": gone_back,
         "left": received(payment) - gone_back if payment else Decimal(0),
         "by_hand": payment is not None
@@ -118,7 +119,9 @@ def _refund(
         staff=staff,
         reason=str(request.POST.get("reason", "")),
     )
-    model_admin.log_change(request, event, f"refund {refund.pk} of {refund.amount}: {refund.reason}")
+    model_admin.log_change(
+        request, event, f"refund {refund.pk} of {refund.amount}: {refund.reason}"
+    )
     if refund.method == RefundMethod.MANUAL:
         messages.success(request, _("Refund recorded, with your reason kept."))
     else:

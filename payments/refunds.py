@@ -294,18 +294,20 @@ def finish_refund(refund: Refund, status: str, note: str) -> str:
 def _back_to_the_queue(refund: Refund, note: str) -> None:
     """A refund of money with no order failed: the money is the owner's to decide on
     again, so it goes back to the reconciliation queue with the provider's word."""
+    payment = refund.payment
+    if payment is None:
+        return
     record = {"decision": "refund_failed", "refund": refund.pk, "why": note}
     event = store_event(
         refund.tenant_id,
         PaymentEvent.Kind.STAFF_CONFIRMATION,
         json.dumps(record),
-        reference=refund.payment.receipt if refund.payment is not None else "",
+        reference=payment.receipt,
         note=f"refund of {refund.amount} failed: {note}",
     )
     waiting = PaymentEvent.objects.filter(
-        tenant_id=refund.tenant_id, payment_id=refund.payment_id, needs_review=True,
-        reviewed_at=None,
-    ).exists()  # fmt: skip
-    event.payment_id, event.needs_review = refund.payment_id, not waiting
+        tenant_id=refund.tenant_id, payment=payment, needs_review=True, reviewed_at=None
+    ).exists()
+    event.payment, event.needs_review = payment, not waiting
     event.save(update_fields=["payment", "needs_review"])
-    PaymentRequest.objects.filter(pk=refund.payment_id).update(reviewed_at=None)
+    PaymentRequest.objects.filter(pk=payment.pk).update(reviewed_at=None)

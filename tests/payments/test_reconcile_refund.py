@@ -16,12 +16,15 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from payments.models import PaymentEvent, PaymentRequest, Refund, RefundStatus
+from payments.accounts import configure_mpesa
+from payments.emulators.daraja_refunds import RefundScript
+from payments.models import PaymentEvent, PaymentRequest, Refund, RefundMethod, RefundStatus
 from payments.reconcile import ReconcileError, match_to_order, refund_unmatched
 from tenants.context import tenant_context
 from tenants.services import add_staff_member
 from tests.hypothesis_profiles import examples
 from tests.payments.conftest import events_of, mpesa_fixture, order_of
+from tests.payments.test_refunds import _deliver
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "x-Refund-Money-42"
@@ -72,7 +75,8 @@ def _refund_form(client: Client, event: PaymentEvent, **post: str):
 def test_the_owner_refunds_money_with_no_order_from_its_page(shop, unknown_money) -> None:
     owner = _login(shop, "owner_f1")
     page = owner.get(_url(unknown_money)).content.decode()
-    assert "refund-money" in page and 'value="1500.00"' in page
+    assert "refund-money" in page
+    assert 'value="1500.00"' in page
     response = _refund_form(owner, unknown_money, amount="", reason="paid the wrong shop")
     assert response.status_code == 302
     assert unknown_money.pk not in _queue_ids(owner)
@@ -108,9 +112,7 @@ def test_more_than_arrived_or_no_reason_is_refused(shop, unknown_money) -> None:
     assert unknown_money.pk in _queue_ids(owner)
 
 
-def test_money_partly_refunded_is_not_matched_to_an_order(
-    shop, make_order, unknown_money
-) -> None:
+def test_money_partly_refunded_is_not_matched_to_an_order(shop, make_order, unknown_money) -> None:
     owner = _login(shop, "owner_f4")
     order = make_order(shop, 1500)
     _refund_form(owner, unknown_money, amount="200", reason="overpaid")
@@ -138,6 +140,26 @@ def test_a_matched_payment_is_not_refunded_here(shop, make_order, unknown_money)
         )
 
 
+def test_a_reversal_daraja_turns_down_brings_the_money_back_to_the_queue(
+    shop, daraja, unknown_money, client, django_capture_on_commit_callbacks
+) -> None:
+    configure_mpesa(shop.id, base_url=daraja.base_url, refund_method="reversal")
+    daraja.refund_scripts.append(RefundScript(deliver=False))  # it does not know the receipt
+    owner = _login(shop, "owner_f5")
+    with django_capture_on_commit_callbacks(execute=True):
+        _refund_form(owner, unknown_money, amount="", reason="wrong shop")
+    [refund] = _refunds(shop, unknown_money)
+    assert (refund.method, refund.status) == (RefundMethod.MPESA_REVERSAL, "submitted")
+    assert _queue_ids(owner) == []
+    _deliver(client, daraja, django_capture_on_commit_callbacks)
+    [refund] = _refunds(shop, unknown_money)
+    assert refund.status == RefundStatus.FAILED
+    [back] = _queue_ids(owner)
+    assert events_of(shop, pk=back)[0].payment_id == unknown_money.payment_id
+    page = owner.get(_url(events_of(shop, pk=back)[0])).content.decode()
+    assert 'value="1500.00"' in page  # all of it may go back again
+
+
 # Any sequence of refunds (a part, all that is left, too much; a form sent again) and
 # matches on one payment, against a model of what should be accepted.
 refund_step = st.tuples(
@@ -161,7 +183,8 @@ def test_refunds_never_pass_what_arrived_nor_repeat(
     order = make_order(shop, 1500)
     payment_id = event.payment_id
     assert payment_id is not None
-    left, matched, by_key = RECEIVED, False, {}
+    left, matched = RECEIVED, False
+    by_key: dict[str, int] = {}
     for kind, amount, form in sequence:
         if kind == "match":
             expected = not matched and left == RECEIVED
@@ -183,11 +206,13 @@ def test_refunds_never_pass_what_arrived_nor_repeat(
         except ReconcileError:
             made = None
         if key in by_key and not matched:
-            assert made is not None and made.pk == by_key[key]  # sent again: the same one
+            assert made is not None
+            assert made.pk == by_key[key]  # sent again: the same one
         elif matched or wanted <= 0 or wanted > left:
             assert made is None
         else:
-            assert made is not None and made.amount == wanted
+            assert made is not None
+            assert made.amount == wanted
             by_key[key], left = made.pk, left - wanted
     with tenant_context(shop.id) as tid:
         rows = Refund.objects.filter(tenant_id=tid, payment_id=payment_id)
@@ -200,15 +225,15 @@ def test_refunds_never_pass_what_arrived_nor_repeat(
 @pytest.mark.django_db(transaction=True)
 def test_two_owners_refunding_all_at_once_refund_it_once(shop, post_callback) -> None:
     event = _unknown_money(shop, post_callback)
+    payment_id = event.payment_id
+    assert payment_id is not None
     outcomes: list[str] = []
     start = threading.Barrier(2)
 
     def click(key: str) -> None:
         start.wait()
         try:
-            refund_unmatched(
-                shop.id, event.payment_id, None, key=key, staff="owner", reason="twice"
-            )
+            refund_unmatched(shop.id, payment_id, None, key=key, staff="owner", reason="twice")
             outcomes.append("refunded")
         except ReconcileError:
             outcomes.append("refused")
