@@ -30,7 +30,7 @@ from tenants.admin_scoping import ReadOnlyScopedAdmin, TenantScopedAdmin
 from tenants.crypto import Secret
 from tenants.roles import is_owner, role_action
 
-WRITE_ONLY_HELP = "Stored encrypted. Leave blank to keep the current value."
+WRITE_ONLY_HELP = _("Stored encrypted. Leave blank to keep the current value.")
 
 
 def _secret_field() -> forms.CharField:

@@ -85,29 +85,31 @@ class MpesaAccount(TenantOwnedModel):
     environment = models.CharField(
         max_length=16, choices=Environment.choices, default=Environment.SANDBOX
     )
-    base_url = models.URLField(blank=True, help_text="Blank: Safaricom's host for the environment")
+    base_url = models.URLField(
+        blank=True, help_text=_("Blank: Safaricom's host for the environment")
+    )
     kind = models.CharField(
         max_length=8, choices=Kind.choices, default=Kind.PAYBILL, verbose_name=_("kind")
     )
-    shortcode = models.CharField(max_length=7, help_text="Paybill, or the till's store number")
-    till_number = models.CharField(max_length=7, blank=True, help_text="Buy Goods only")
+    shortcode = models.CharField(max_length=7, help_text=_("Paybill, or the till's store number"))
+    till_number = models.CharField(max_length=7, blank=True, help_text=_("Buy Goods only"))
     consumer_key = models.CharField(max_length=128)
     consumer_secret = EncryptedSecretField()
     passkey = EncryptedSecretField()
     validate_c2b = models.BooleanField(
-        default=False, help_text="Reject C2B payments with an unknown account or wrong amount"
+        default=False, help_text=_("Reject C2B payments with an unknown account or wrong amount")
     )
     stk_query_after_seconds = models.PositiveIntegerField(
-        default=90, help_text="Query a pending STK push with no callback after this long"
+        default=90, help_text=_("Query a pending STK push with no callback after this long")
     )
     stk_give_up_after_seconds = models.PositiveIntegerField(
-        default=300, help_text="Mark a still-unanswered STK push timed out after this long"
+        default=300, help_text=_("Mark a still-unanswered STK push timed out after this long")
     )
     source_ip_check = models.CharField(max_length=8, choices=IpCheck.choices, default=IpCheck.LOG)
     # Transaction Status (verifies every C2B confirmation) needs an API initiator.
     # Without one, C2B payments wait for staff to confirm them from the statement.
     initiator_name = models.CharField(
-        max_length=64, blank=True, help_text="Daraja API initiator (for Transaction Status)"
+        max_length=64, blank=True, help_text=_("Daraja API initiator (for Transaction Status)")
     )
     # How M-Pesa payments are refunded: by a person (recorded here), or through Daraja
     # with the initiator above (Reversal of the receipt, or B2C from `b2c_shortcode`).
@@ -116,7 +118,7 @@ class MpesaAccount(TenantOwnedModel):
         choices=[("manual", "Manual (recorded)"), ("reversal", "Reversal"), ("b2c", "B2C")],
         default="manual",
     )
-    b2c_shortcode = models.CharField(max_length=7, blank=True, help_text="B2C refunds only")
+    b2c_shortcode = models.CharField(max_length=7, blank=True, help_text=_("B2C refunds only"))
     security_credential = EncryptedSecretField(blank=True, default="")
     c2b_registered_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
@@ -139,7 +141,7 @@ class PesapalAccount(TenantOwnedModel):
     environment = models.CharField(
         max_length=16, choices=Environment.choices, default=Environment.SANDBOX
     )
-    base_url = models.URLField(blank=True, help_text="Blank: PesaPal's host for the environment")
+    base_url = models.URLField(blank=True, help_text=_("Blank: PesaPal's host for the environment"))
     consumer_key = models.CharField(max_length=128)
     consumer_secret = EncryptedSecretField()
     ipn_id = models.CharField(max_length=64, blank=True, editable=False)
@@ -368,14 +370,21 @@ class RefundStatus(models.TextChoices):
 
 
 class Refund(TenantOwnedModel):
-    """Money going back to a customer for an order, by the method it was paid with.
+    """Money going back to a customer for an order, by the method it was paid with, or
+    money that arrived for no order sent back to the payer (no order, only the payment).
 
-    Never more than was paid: the order row is locked while the sum of refunds that did
-    not fail is checked. Never twice: one refund per idempotency key (the return
-    request or the cancellation it is for)."""
+    Never more than was paid: the order row (or, for money with no order, the payment
+    row) is locked while the sum of refunds that did not fail is checked. Never twice:
+    one refund per idempotency key (the return request, the cancellation, or the
+    reconciliation page's refund form it is for)."""
 
     order = models.ForeignKey(
-        "commerce.Order", on_delete=models.PROTECT, related_name="+", verbose_name=_("order")
+        "commerce.Order",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("order"),
     )
     payment = models.ForeignKey(
         PaymentRequest, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
@@ -415,6 +424,10 @@ class Refund(TenantOwnedModel):
                 fields=["tenant", "idempotency_key"], name="refund_unique_idempotency_key"
             ),
             models.CheckConstraint(condition=models.Q(amount__gt=0), name="refund_amount_gt_0"),
+            models.CheckConstraint(
+                condition=models.Q(order__isnull=False) | models.Q(payment__isnull=False),
+                name="refund_of_an_order_or_a_payment",
+            ),
         ]
         indexes = [models.Index(fields=["tenant", "order"], name="refund_by_order")]
 

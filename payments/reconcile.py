@@ -5,8 +5,12 @@ near in time, a reference that looks like what the payer typed). "Match" is the
 shop's word that this money, seen on its M-Pesa statement, pays that order: it goes
 through the ledger like any provider result (first result wins, a receipt counts
 once), so a second match or an already-paid order is refused, never applied twice.
-"Ignore" closes the item with the reason. Both are stored as staff events (who,
-what, when) beside the money they answer.
+"Ignore" closes the item with the reason. "Refund" sends the money (all of it, or
+a part) back to the payer by the method it came with (payments.refunds): the payment
+row is locked while what is left is reckoned, so refunds never pass what arrived,
+one refund per form (its key) is recorded however often it is sent, and money with
+any refund is no longer matched to an order. All are stored as staff events (who,
+what, when, why) beside the money they answer.
 """
 
 from __future__ import annotations
@@ -19,13 +23,22 @@ from difflib import SequenceMatcher
 from uuid import UUID
 
 from django.db import transaction
+from django.db.models import Sum
 from django.utils import timezone
 
 from payments.errors import PaymentError
-from payments.inbox import store_event
+from payments.inbox import enqueue_after_commit, store_event
 from payments.ledger import Evidence, close_claims, settle
-from payments.models import PaymentEvent, PaymentRequest, PaymentStatus
+from payments.models import (
+    PaymentEvent,
+    PaymentRequest,
+    PaymentStatus,
+    Refund,
+    RefundMethod,
+    RefundStatus,
+)
 from payments.outcomes import PAID
+from payments.refunds import finish_refund, refund_method
 from tenants.context import tenant_context
 from tulia.commerce.models import Order, OrderStatus
 
@@ -122,6 +135,8 @@ def match_to_order(tenant_id: UUID | str, payment_id: int, order_id: int, *, sta
         )
         if payment is None:
             raise ReconcileError("this money is already matched or is not waiting for a match")
+        if refunded(payment) > 0:
+            raise ReconcileError("part of this money went back to the payer: refund or ignore")
         order = Order.objects.select_for_update().filter(tenant_id=tid, pk=order_id).first()
         if order is None or order.status not in UNPAID:
             raise ReconcileError("that order is not waiting for payment")
@@ -185,3 +200,77 @@ def _close_review(payment: PaymentRequest, note: str) -> None:
     PaymentEvent.objects.filter(
         tenant_id=payment.tenant_id, payment=payment, needs_review=True, reviewed_at=None
     ).update(reviewed_at=now)
+
+
+def received(payment: PaymentRequest) -> Decimal:
+    return payment.paid_amount if payment.paid_amount is not None else payment.amount
+
+
+def refunded(payment: PaymentRequest) -> Decimal:
+    """Refunds of this money that have not failed (sent, on their way, or just asked)."""
+    rows = Refund.objects.filter(tenant_id=payment.tenant_id, payment=payment).exclude(
+        status=RefundStatus.FAILED
+    )
+    total: Decimal | None = rows.aggregate(total=Sum("amount"))["total"]
+    return total or Decimal(0)
+
+
+def refund_unmatched(
+    tenant_id: UUID | str,
+    payment_id: int,
+    amount: Decimal | None,
+    *,
+    key: str,
+    staff: str,
+    reason: str,
+) -> Refund:
+    """Send `amount` (None: all that is left) of money with no order back to the payer,
+    once per `key`. All of it gone back, the item leaves the queue; a part, it stays
+    with what is left for another decision."""
+    reason = reason.strip()
+    if not reason:
+        raise ReconcileError("say why this money goes back")
+    with transaction.atomic(), tenant_context(tenant_id) as tid:
+        payment = (
+            PaymentRequest.objects.select_for_update()
+            .filter(tenant_id=tid, pk=payment_id, order__isnull=True)
+            .first()
+        )
+        if payment is None:
+            raise ReconcileError("this money is not waiting for a decision")
+        existing = Refund.objects.filter(tenant_id=tid, idempotency_key=key[:80]).first()
+        if existing is not None and existing.payment_id != payment.pk:
+            raise ReconcileError("this form was for other money: open the item again")
+        if existing is not None and existing.status != RefundStatus.FAILED:
+            return existing  # the same form sent again (a double click, a reload)
+        if payment.status != PaymentStatus.UNKNOWN:
+            raise ReconcileError("this money is not waiting for a decision")
+        left = received(payment) - refunded(payment)
+        wanted = left if amount is None else amount
+        if wanted <= 0 or wanted > left:
+            raise ReconcileError(f"at most {left} of this money can go back, not {wanted}")
+        refund = existing or Refund(tenant_id=tid, payment=payment, idempotency_key=key[:80])
+        refund.amount, refund.actor, refund.reason = wanted, f"staff:{staff}"[:80], reason[:200]
+        refund.method, refund.status = refund_method(tid, payment), RefundStatus.REQUESTED
+        refund.result_note = ""
+        refund.save()
+        note = f"refund of {wanted} by {staff}: {reason}"
+        record = {"decision": "refunded", "staff": staff, "amount": str(wanted), "why": reason}
+        event = store_event(
+            tid,
+            PaymentEvent.Kind.STAFF_CONFIRMATION,
+            json.dumps({**record, "refund": refund.pk}),
+            reference=payment.receipt,
+            note=note,
+        )
+        event.payment = payment
+        event.save(update_fields=["payment"])
+        if wanted == left:
+            _close_review(payment, note)
+        if refund.method == RefundMethod.MANUAL:
+            finish_refund(refund, RefundStatus.SUCCEEDED, f"recorded by {staff}"[:255])
+        else:
+            from payments import tasks
+
+            enqueue_after_commit(tasks.submit_refund, str(tid), refund.pk)
+        return refund

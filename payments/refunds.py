@@ -23,6 +23,7 @@ The customer is told each outcome through the outbound gate.
 
 from __future__ import annotations
 
+import json
 import logging
 from decimal import Decimal
 from uuid import UUID, uuid4
@@ -33,7 +34,7 @@ from django.utils import timezone
 
 from payments.accounts import mpesa_account, pesapal_account
 from payments.errors import NotConfigured, ProviderError
-from payments.inbox import enqueue_after_commit
+from payments.inbox import enqueue_after_commit, store_event
 from payments.models import (
     MpesaAccount,
     PaymentEvent,
@@ -117,7 +118,7 @@ def request_refund(
             )
         refund = existing or Refund(tenant_id=tid, order=order, idempotency_key=key[:80])
         refund.payment, refund.amount, refund.actor = payment, wanted, actor[:80]
-        refund.method, refund.reason = _method(tid, payment), reason[:200]
+        refund.method, refund.reason = refund_method(tid, payment), reason[:200]
         refund.status, refund.result_note = RefundStatus.REQUESTED, ""
         refund.save()
         if refund.method == RefundMethod.MANUAL:
@@ -129,7 +130,9 @@ def request_refund(
         return refund
 
 
-def _method(tenant_id: UUID, payment: PaymentRequest | None) -> str:
+def refund_method(tenant_id: UUID, payment: PaymentRequest | None) -> str:
+    """How money paid by `payment` goes back: through the provider where the shop set
+    that up, else by a person who records it."""
     if payment is None or not payment.receipt:
         return RefundMethod.MANUAL
     try:
@@ -196,7 +199,7 @@ def _daraja(refund: Refund, payment: PaymentRequest) -> str:
         originator_id=refund.originator_id,
         result_url=callback_url(refund.tenant_id, "refund_result"),
         timeout_url=callback_url(refund.tenant_id, "refund_timeout"),
-        remarks=refund.reason or f"Refund {refund.order.reference}",
+        remarks=refund.reason or f"Refund {refund_subject(refund)}",
     )
     client = DarajaClient(mpesa_account(refund.tenant_id))
     if refund.method == RefundMethod.MPESA_REVERSAL:
@@ -261,11 +264,22 @@ def event_done(event: PaymentEvent, outcome: str, note: str, review: bool) -> st
     return outcome
 
 
+def refund_subject(refund: Refund) -> str:
+    """What the refund is for, in words: the order, or the receipt of money with none."""
+    if refund.order is not None:
+        return refund.order.reference
+    return refund.payment.receipt if refund.payment is not None else str(refund.pk)
+
+
 def finish_refund(refund: Refund, status: str, note: str) -> str:
     """Record the outcome, settle the order's refund_due, and tell the customer."""
     refund.status, refund.result_note = status, note
     refund.completed_at = timezone.now()
     refund.save(update_fields=["status", "result_note", "completed_at"])
+    if refund.order_id is None:  # money that arrived for no order (payments.reconcile)
+        if status == RefundStatus.FAILED:
+            _back_to_the_queue(refund, note)
+        return status
     order = Order.objects.select_for_update().get(pk=refund.order_id)
     if status == RefundStatus.SUCCEEDED and order.refund_due:
         left = paid_amount(order, paid_payment(order)) - refunded(order)
@@ -275,3 +289,25 @@ def finish_refund(refund: Refund, status: str, note: str) -> str:
 
     tell_customer(refund, order)
     return status
+
+
+def _back_to_the_queue(refund: Refund, note: str) -> None:
+    """A refund of money with no order failed: the money is the owner's to decide on
+    again, so it goes back to the reconciliation queue with the provider's word."""
+    payment = refund.payment
+    if payment is None:
+        return
+    record = {"decision": "refund_failed", "refund": refund.pk, "why": note}
+    event = store_event(
+        refund.tenant_id,
+        PaymentEvent.Kind.STAFF_CONFIRMATION,
+        json.dumps(record),
+        reference=payment.receipt,
+        note=f"refund of {refund.amount} failed: {note}",
+    )
+    waiting = PaymentEvent.objects.filter(
+        tenant_id=refund.tenant_id, payment=payment, needs_review=True, reviewed_at=None
+    ).exists()
+    event.payment, event.needs_review = payment, not waiting
+    event.save(update_fields=["payment", "needs_review"])
+    PaymentRequest.objects.filter(pk=payment.pk).update(reviewed_at=None)

@@ -77,7 +77,7 @@ class SenderForm(forms.ModelForm):
     twilio_auth_token = forms.CharField(
         required=False,
         widget=forms.PasswordInput(render_value=False),
-        help_text="Stored encrypted. Leave blank to keep the current token.",
+        help_text=_("Stored encrypted. Leave blank to keep the current token."),
     )
 
     class Meta:
@@ -121,7 +121,7 @@ class StaffInviteForm(forms.ModelForm):
     login = forms.CharField(label="Username or e-mail", max_length=150)
     password = forms.CharField(
         widget=forms.PasswordInput(render_value=False),
-        help_text="The new staff member's first password; they can change it after signing in.",
+        help_text=_("The new staff member's first password; they can change it after signing in."),
     )
 
     class Meta:

@@ -77,7 +77,7 @@ class Tenant(models.Model):
         max_length=16,
         choices=Plan.choices,
         default=Plan.STARTER,
-        help_text="Billing plan; picks the LLM model (TULIA_LLM_MODELS).",
+        help_text=_("Billing plan; it also picks the AI model."),
     )
     bot_name = models.CharField(max_length=60, default="Tulia")
     bot_intro = models.CharField(max_length=400, blank=True)
@@ -197,7 +197,7 @@ twilio_account_sid_validator = RegexValidator(
 class WhatsAppSender(TenantOwnedModel):
     """A WhatsApp number of the tenant's, connected through a Twilio account."""
 
-    phone_e164 = models.CharField(max_length=16, help_text="E.164, e.g. +254711000001")
+    phone_e164 = models.CharField(max_length=16, help_text=_("E.164, e.g. +254711000001"))
     label = models.CharField(max_length=60, blank=True)
     twilio_account_sid = models.CharField(max_length=34, validators=[twilio_account_sid_validator])
     twilio_auth_token = EncryptedSecretField()
@@ -303,7 +303,7 @@ class ConsentEvent(TenantOwnedModel):
     kind = models.CharField(max_length=16, choices=Kind.choices, verbose_name=_("kind"))
     action = models.CharField(max_length=16, choices=Action.choices)
     source = models.CharField(max_length=16, choices=Source.choices, verbose_name=_("source"))
-    evidence = models.CharField(max_length=500, blank=True, help_text="e.g. the message text")
+    evidence = models.CharField(max_length=500, blank=True, help_text=_("e.g. the message text"))
     request_id = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 

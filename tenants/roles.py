@@ -55,9 +55,10 @@ MATRIX: dict[str, frozenset[str]] = {
     "catalog_sync.connection.import": _OWNERS,
     "catalog_sync.connection.reconcile": _OWNERS,
     "catalog_sync.conflict.resolve": _OWNERS,
-    # Matching unknown money to an order, ignoring a queue item, or confirming held
-    # payments from an uploaded statement are the same word on the shop's money.
+    # Matching unknown money to an order, refunding it, ignoring a queue item, or
+    # confirming held payments from an uploaded statement: the shop's word on its money.
     "payments.reconcile.match": _OWNERS,
+    "payments.reconcile.refund": _OWNERS,
     "payments.reconcile.ignore": _OWNERS,
     "payments.statement.upload": _OWNERS,
     # What the shop sends outside the 24-hour window is the owner's word to customers.

@@ -440,7 +440,7 @@ class ApiKeyForm(forms.ModelForm):
         choices=ApiScope.choices,
         widget=forms.CheckboxSelectMultiple,
         required=False,
-        help_text="Every key reaches the catalog, orders and offers; these add more.",
+        help_text=_("Every key reaches the catalog, orders and offers; these add more."),
     )
 
     class Meta:

@@ -11,6 +11,7 @@ from django.contrib import admin, messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from tenants.admin_scoping import request_role, request_tenant_id
 from tenants.models import Tenant, TenantMembership
@@ -22,7 +23,7 @@ MAX_UPLOAD_BYTES = 10 * 1024 * 1024
 
 
 class ImportForm(forms.Form):
-    file = forms.FileField(help_text="CSV (one row per item or variant) or JSON list")
+    file = forms.FileField(help_text=_("CSV (one row per item or variant) or JSON list"))
     tenant = forms.ModelChoiceField(queryset=Tenant.objects.none(), required=False)
 
     def __init__(self, *args: Any, superuser: bool = False, **kwargs: Any) -> None:

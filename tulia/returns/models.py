@@ -34,12 +34,12 @@ class ReturnPolicy(TenantOwnedModel):
         null=True,
         blank=True,
         validators=[MaxValueValidator(365)],
-        help_text="Days from delivery to ask for another size or colour; blank: as returns.",
+        help_text=_("Days from delivery to ask for another size or colour; blank: as returns."),
     )
     # Most shops keep the delivery fee when goods come back (the rider was paid).
     refund_delivery_fee = models.BooleanField(
         default=False,
-        help_text="Refund the delivery fee too when a whole order is returned.",
+        help_text=_("Refund the delivery fee too when a whole order is returned."),
     )
     # Bumped on every save so each verdict names the policy it was decided under.
     version = models.PositiveIntegerField(default=1, editable=False)

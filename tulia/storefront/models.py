@@ -12,13 +12,15 @@ class ShopProfile(TenantOwnedModel):
     """What the page says about the shop beyond its catalog; one row per tenant."""
 
     is_published = models.BooleanField(
-        default=True, help_text="Off hides the whole page (it answers 404)."
+        default=True, help_text=_("Off hides the whole page (it answers 404).")
     )
     tagline = models.CharField(max_length=160, blank=True)
-    location = models.CharField(max_length=200, blank=True, help_text="e.g. 'Moi Avenue, Nairobi'")
+    location = models.CharField(
+        max_length=200, blank=True, help_text=_("e.g. 'Moi Avenue, Nairobi'")
+    )
     map_url = models.URLField(max_length=400, blank=True)
     delivery_options = models.TextField(
-        blank=True, help_text="One option per line, e.g. 'CBD same day - KES 200'"
+        blank=True, help_text=_("One option per line, e.g. 'CBD same day - KES 200'")
     )
 
     class Meta:

@@ -68,21 +68,21 @@ class MessageTemplate(TenantOwnedModel):
 
     purpose = models.SlugField(
         max_length=40,
-        help_text="What the platform uses it for, e.g. payment_received (blank: a shop's own)",
+        help_text=_("What the platform uses it for, e.g. payment_received (blank: a shop's own)"),
         blank=True,
     )
     name = models.CharField(
         max_length=64,
-        help_text="WhatsApp template name: lowercase letters, digits, underscores",
+        help_text=_("WhatsApp template name: lowercase letters, digits, underscores"),
         verbose_name=_("name"),
     )
     language = models.CharField(max_length=8, choices=TEMPLATE_LANGUAGES)
     category = models.CharField(max_length=16, choices=Category.choices, verbose_name=_("category"))
     body = models.TextField(
-        help_text="Text with numbered variables {{1}}, {{2}}, …", verbose_name=_("body")
+        help_text=_("Text with numbered variables {{1}}, {{2}}, …"), verbose_name=_("body")
     )
     examples = models.JSONField(
-        default=dict, blank=True, help_text='An example per variable, e.g. {"1": "KIC-1042"}'
+        default=dict, blank=True, help_text=_('An example per variable, e.g. {"1": "KIC-1042"}')
     )
     content_sid = models.CharField(max_length=34, blank=True)
     account_sid = models.CharField(max_length=34, blank=True)
@@ -141,7 +141,7 @@ class SenderLimit(TenantOwnedModel):
     )
     tier = models.CharField(max_length=10, choices=Tier.choices, default=Tier.T250)
     utility_reserve_percent = models.PositiveSmallIntegerField(
-        default=20, help_text="Share of the tier that marketing may never use (0 to 90)"
+        default=20, help_text=_("Share of the tier that marketing may never use (0 to 90)")
     )
     updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 

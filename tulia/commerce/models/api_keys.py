@@ -29,7 +29,7 @@ class ApiKey(TenantOwnedModel):
     rls_extra_read = f"prefix = current_setting('{PREFIX_SETTING}', true)"
 
     name = models.CharField(
-        max_length=80, help_text="Which system uses it, e.g. 'POS sync'", verbose_name=_("name")
+        max_length=80, help_text=_("Which system uses it, e.g. 'POS sync'"), verbose_name=_("name")
     )
     prefix = models.CharField(max_length=16, unique=True, editable=False)
     secret_hash = models.CharField(max_length=64, editable=False)
@@ -45,7 +45,7 @@ class ApiKey(TenantOwnedModel):
         blank=True,
         on_delete=models.SET_NULL,  # a removed login silences the key, it never speaks alone
         related_name="+",
-        help_text="The staff login this key speaks as; required for the conversations scope",
+        help_text=_("The staff login this key speaks as; required for the conversations scope"),
     )
 
     class Meta:

@@ -22,10 +22,10 @@ class FulfilmentSettings(TenantOwnedModel):
         "zone is never free.",
     )
     free_delivery_from = money_field(
-        null=True, blank=True, help_text="Orders of at least this much (after offers) ship free."
+        null=True, blank=True, help_text=_("Orders of at least this much (after offers) ship free.")
     )
     pickup_location = models.CharField(
-        max_length=300, blank=True, help_text="Where customers collect; blank: no pickup."
+        max_length=300, blank=True, help_text=_("Where customers collect; blank: no pickup.")
     )
     pickup_hours = models.CharField(max_length=200, blank=True)
     updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
