@@ -14,7 +14,7 @@ and the second, public evaluation (bench/nlu_public.py: BANKING77's test split).
 `--without-markers` names an artifact built with `python -m journeys.nlu.build
 --no-markers --out ARTIFACT`; its accuracies are printed beside. `--held-out-writers`
 adds the leave-one-writer-out measure (a few minutes: one fit per writer of our fourth
-round). No Django, no network.
+and fifth rounds). No Django, no network.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from journeys.nlu.intent import classify_intent
 from journeys.nlu.labelled import Labelled, Predicted, graph_pass, load_set
 from journeys.nlu.language import SWITCH_THRESHOLD, detect_language
 from journeys.nlu.scoring import prf
-from journeys.nlu.sources import OWN_V4_WRITERS, Row, all_rows
+from journeys.nlu.sources import WRITER_SOURCES, Row, all_rows
 from journeys.nlu.verdict import verdict
 from journeys.nodes.routing import GOVERNOR_THRESHOLD, INTENT_ROUTE_THRESHOLD
 from journeys.state import GOVERNOR_CLASSES, INTENTS, LANGS
@@ -245,15 +245,15 @@ def writer_figures(
 
 
 def report_held_out_writers() -> dict[str, float]:
-    """Leave-one-writer-out: the model fitted without one writer of the fourth round,
+    """Leave-one-writer-out: the model fitted without one writer of the writers' rounds,
     scored on that writer's rows. The nearest we have to text nobody here tuned for (the
     word lists and the word model of the markers never read the fourth round either).
     Labels only: the fit skips the source-fold calibration, so confidences mean nothing
     here; each head's label is read directly (no consent shortcut)."""
-    rows = all_rows(writers=True)
+    rows = all_rows()
     figures: dict[str, float] = {}
     print("\nHeld-out writers (fitted without the writer, scored on the writer):")
-    for writer in OWN_V4_WRITERS.values():
+    for writer in WRITER_SOURCES:
         held = [r for r in rows if r.source == writer]
         if not held:
             continue

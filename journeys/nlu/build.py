@@ -23,13 +23,11 @@ from journeys.nlu.sources import all_rows
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--no-markers", action="store_true")
-    # The writers' round (own_v4) is not in the committed model yet: journeys/nlu/DATA.md.
-    parser.add_argument("--with-writers", action="store_true")
     parser.add_argument("--out", type=Path, default=model.ARTIFACT)
     args = parser.parse_args(argv)
     # The language markers read this scorer, so it is fitted before any marker is computed.
     word_language.build()
-    rows = all_rows(writers=args.with_writers)
+    rows = all_rows()
     if not any(r.source == "banking77" for r in rows):
         sys.exit("BANKING77 not found under ../shared/corpora (set TULIA_CORPORA)")
     print(f"rows per source: {dict(Counter(r.source for r in rows))}")  # noqa: T201

@@ -26,6 +26,7 @@ from itertools import pairwise
 from journeys.nlu.corpus import DATA_DIR, Example, training_examples
 from journeys.nlu.dictionary import in_english_dictionary
 from journeys.nlu.fragments import is_fragment
+from journeys.nlu.product_names import product_name_positions
 from journeys.nlu.text import fold, sw_stem, tokens
 from journeys.nlu.word_language import swahili_probability
 from journeys.state import Lang
@@ -424,9 +425,11 @@ def swahili_share(word: str) -> float:
 
 
 def _tally(words: list[str], lex: Lexicon) -> tuple[defaultdict[str, float], Counter[str]]:
+    """Each word's vote, summed; a product's name ("air max") votes for no language."""
     weights: defaultdict[str, float] = defaultdict(float)
     strong: Counter[str] = Counter()
-    for word in words:
+    names = product_name_positions(words)
+    for word in (w for i, w in enumerate(words) if i not in names):
         lang, weight = word_votes(word, lex)
         if lang != "none":
             weights[lang] += weight

@@ -13,7 +13,7 @@ character 1-5-grams (hashed, so no vocabulary is stored), fitted on:
   such as "delivery" stay English).
 
 Only our first three rounds of writing feed it: the language dev sets (dev4-dev13), the
-writers' round (own_v4, held out writer by writer in bench/nlu.py) and every evaluation
+writers' rounds (own_v4, own_v5: held out writer by writer in bench/nlu.py) and every evaluation
 set stay out, so the figures measured on them are not inflated through these votes. The
 weights (a float16 array of 2^18, about 0.4 MB compressed) are rebuilt by
 `make nlu-model` before the classifiers, whose language features depend on them.

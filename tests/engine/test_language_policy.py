@@ -29,6 +29,13 @@ ALL = ["en", "sw", "sheng"]
         ("do u sell baby formula", "en"),  # unknown consonant-final words are English
         ("rider hajanicall bado", "sheng"),  # ha-ja-ni- prefixes on an English verb
         ("oya, iyo lotion ni ngapi", "sheng"),
+        # A product's English name inside Swahili is a name, not code-switching (issue 18).
+        ("nataka air max size 42", "sw"),
+        ("mna stan smith nyeupe size 40?", "sw"),
+        # A greeting alone carries its register (its confidence is 0: one word).
+        ("habari", "sw"),
+        ("mambo", "sw"),
+        ("niaje", "sheng"),
     ],
 )
 def test_detects_the_language_of_everyday_messages(text: str, language: str) -> None:

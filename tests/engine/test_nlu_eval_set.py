@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 
 from journeys.nlu.collisions import collides
-from journeys.nlu.sources import own_v4_files, tsv_rows
+from journeys.nlu.sources import tsv_rows, writer_files
 from journeys.state import GOVERNOR_CLASSES, INTENTS, LANGS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,7 +113,7 @@ def test_no_message_repeats_a_training_or_heldout_line() -> None:
 
 def test_no_row_of_the_writers_round_repeats_a_string_that_measures() -> None:
     """Evaluation, dev and held-out lines, test strings and transcript lines alike."""
-    rows = [row for paths in own_v4_files().values() for path in paths for row in tsv_rows(path)]
+    rows = [row for paths in writer_files().values() for path in paths for row in tsv_rows(path)]
     assert [row.text for row in rows if collides(row.text)] == []
 
 

@@ -12,6 +12,8 @@ from journeys.nlu.markers import (
     looks_abusive,
     looks_spammy,
 )
+from journeys.nlu.product_names import product_name_positions
+from journeys.nlu.text import tokens
 
 
 @pytest.mark.parametrize(
@@ -57,6 +59,12 @@ def _language(text: str) -> dict[str, float]:
         ("nimelipa jana", "sw_votes", True),
         ("where is my order", "sw_votes", False),
         ("where is my order", "en_votes", True),
+        # A product's English name inside Swahili is a name, not English speech.
+        ("nataka air max size 42", "en_votes", False),
+        ("nataka air max size 42", "sw_votes", True),
+        ("bei ya power bank ni ngapi", "en_votes", False),
+        ("I want air max size 42", "en_votes", True),
+        ("nataka hewa safi na air", "en_votes", True),
     ],
 )
 def test_language_markers(text: str, marker: str, present: bool) -> None:
@@ -66,3 +74,21 @@ def test_language_markers(text: str, marker: str, present: bool) -> None:
 def test_marker_vectors_have_their_declared_length() -> None:
     assert len(governor_markers("hello")) == len(GOVERNOR_MARKERS)
     assert len(language_markers("hello")) == len(LANGUAGE_MARKERS)
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("nataka air max size 42", {"air", "max"}),
+        ("mna old skool za watoto", {"old", "skool"}),
+        ("bei ya air force 1 ni ngapi", {"air", "force"}),
+        ("nipe jordan 4 retro", {"jordan"}),
+        ("the air is too dry here", set()),  # one word of a name is no name
+        ("max ni ngapi", set()),
+        ("I want to go for a walk", set()),
+        ("the old school uniform", set()),  # only the name's own spelling
+    ],
+)
+def test_product_name_words(text: str, named: set[str]) -> None:
+    words = tokens(text)
+    assert {words[i] for i in product_name_positions(words)} == named
