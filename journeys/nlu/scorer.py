@@ -5,7 +5,7 @@ matrices and check for data frames on every call: on one short message that over
 is most of the time (about 2 ms of a 2.5 ms pass, more under load), and the work itself
 is a few hundred multiply-adds. So the compiled scorer reads the fitted numbers once
 (vocabularies, idf, the three heads' coefficients side by side, the isotonic maps) and
-scores a message with plain dict lookups and one small dense product:
+scores a message with binary searches of the vocabularies and one small dense product:
 
 - the word and character n-grams of the message are looked up once for all three heads
   (the heads share one featuriser);
@@ -51,6 +51,7 @@ MARKERS: dict[str, Callable[[str], list[float]]] = {
     "governor": governor_markers,
 }
 FORMAT = 1
+END = b"\xff"  # ends every n-gram's bytes in a Vocabulary (never a UTF-8 byte)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,11 +68,63 @@ class CompiledHead:
 
 
 @dataclass(frozen=True, slots=True)
+class Vocabulary:
+    """A vectoriser's n-grams and their feature ids, held as two numpy arrays.
+
+    A dict of the same n-grams costs each process about 11 MB of Python objects at
+    77,000 features (two thirds of what the whole model then takes), and those objects'
+    pages are copied into every forked worker as their counts change; the arrays are a
+    tenth of that and stay shared. An n-gram is found by binary search over its UTF-8
+    bytes, each ended by 0xFF (never a UTF-8 byte) because numpy's byte strings drop
+    trailing NULs.
+    """
+
+    grams: np.ndarray  # the n-grams as UTF-8 bytes, sorted
+    ids: np.ndarray  # the feature id of each sorted n-gram
+
+    @classmethod
+    def of(cls, grams: list[str] | np.ndarray) -> Vocabulary:
+        """The vocabulary whose n-gram number i is grams[i]."""
+        # Whole-array operations: a list of 77,000 small strings on the way would stay in
+        # the process's small-object arenas after it is freed.
+        text = np.asarray(grams, dtype=str)
+        encoded = np.char.add(np.char.encode(text, "utf-8", "surrogatepass"), END)
+        order = np.argsort(encoded, kind="stable")
+        return cls(encoded[order], order.astype(np.int32))
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def in_order(self) -> list[str]:
+        """The n-grams by feature id (what `of` was given)."""
+        by_id = np.empty_like(self.grams)
+        by_id[self.ids] = self.grams
+        return [g[:-1].decode("utf-8", "surrogatepass") for g in by_id.tolist()]
+
+    def lookup(self, grams: list[str]) -> list[int]:
+        """The feature id of each n-gram found, in the order given (unknown ones left out)."""
+        encoded = [_key(g) for g in grams]
+        # A longer n-gram than any known cannot be one (and would be cut to fit the array).
+        width = self.grams.dtype.itemsize
+        kept = [e for e in encoded if len(e) <= width]
+        if not kept or not len(self.ids):
+            return []
+        query = np.array(kept, dtype=self.grams.dtype)
+        at = np.minimum(np.searchsorted(self.grams, query), len(self.grams) - 1)
+        found = self.grams[at] == query
+        return self.ids[at[found]].tolist()
+
+
+def _key(gram: str) -> bytes:
+    return gram.encode("utf-8", "surrogatepass") + END
+
+
+@dataclass(frozen=True, slots=True)
 class Compiled:
     word_analyzer: Callable[[str], list[str]]
     char_analyzer: Callable[[str], list[str]]
-    word_index: dict[str, int]
-    char_index: dict[str, int]
+    word_index: Vocabulary
+    char_index: Vocabulary
     word_idf: np.ndarray
     char_idf: np.ndarray
     # (features, all heads' classes): word features first, then character features.
@@ -136,8 +189,8 @@ def _by_index(vocabulary: dict[str, int]) -> list[str]:
 def _assemble(
     grams: dict[str, object],
     *,
-    words: list[str],
-    chars: list[str],
+    words: list[str] | np.ndarray,
+    chars: list[str] | np.ndarray,
     word_idf: np.ndarray,
     char_idf: np.ndarray,
     coef: np.ndarray,
@@ -149,7 +202,7 @@ def _assemble(
     return Compiled(
         partial(word_ngrams, token_pattern=pattern, low=word_range[0], high=word_range[1]),
         partial(char_wb_ngrams, low=char_range[0], high=char_range[1]),
-        {w: i for i, w in enumerate(words)}, {c: i for i, c in enumerate(chars)},
+        Vocabulary.of(words), Vocabulary.of(chars),
         word_idf, char_idf, coef, len(words), heads, grams,
     )  # fmt: skip
 
@@ -170,8 +223,8 @@ def save(compiled: Compiled, path: Path) -> None:
     }  # fmt: skip
     arrays: dict[str, np.ndarray] = {
         "meta": np.array(json.dumps(meta)),
-        "words": np.array(list(compiled.word_index), dtype=str),
-        "chars": np.array(list(compiled.char_index), dtype=str),
+        "words": np.array(compiled.word_index.in_order(), dtype=str),
+        "chars": np.array(compiled.char_index.in_order(), dtype=str),
         "word_idf": compiled.word_idf,
         "char_idf": compiled.char_idf,
         "coef": compiled.coef,
@@ -208,17 +261,17 @@ def load(path: Path) -> Compiled:
             for h in meta["heads"]
         )
         return _assemble(
-            meta["grams"], words=data["words"].tolist(), chars=data["chars"].tolist(),
+            meta["grams"], words=data["words"], chars=data["chars"],
             word_idf=data["word_idf"], char_idf=data["char_idf"],
             coef=np.ascontiguousarray(data["coef"]), heads=heads,
         )  # fmt: skip
 
 
 def _tfidf(
-    grams: list[str], index: dict[str, int], idf: np.ndarray, offset: int
+    grams: list[str], index: Vocabulary, idf: np.ndarray, offset: int
 ) -> tuple[list[int], list[float]]:
     """Feature ids and unit-length sublinear TF-IDF values of one vectoriser's n-grams."""
-    counts = Counter(i for g in grams if (i := index.get(g)) is not None)
+    counts = Counter(index.lookup(grams))
     ids = list(counts)
     values = [(1.0 + math.log(n)) * idf[i] for i, n in counts.items()]
     norm = math.sqrt(sum(v * v for v in values))
@@ -251,7 +304,7 @@ def score(
         xs, ys = head.curves[band if head.banded and band < len(head.curves) else 0]
         confidence = float(np.interp(top, xs, ys))
         # The other labels share what the top one does not claim, in their own ratios.
-        others = 1.0 - top
+        others = float(np.delete(raw, best).sum())  # not 1 - top: that loses digits near 1
         probs = raw * ((1.0 - confidence) / others if others > 0.0 else 0.0)
         probs[best] = confidence
         out[head.name] = (probs, head.classes)
