@@ -23,7 +23,6 @@ from difflib import SequenceMatcher
 from uuid import UUID
 
 from django.db import transaction
-from django.db.models import Sum
 from django.utils import timezone
 
 from payments.errors import PaymentError
@@ -38,7 +37,7 @@ from payments.models import (
     RefundStatus,
 )
 from payments.outcomes import PAID
-from payments.refunds import finish_refund, refund_method
+from payments.refunds import finish_refund, not_failed_total, received, refund_method
 from tenants.context import tenant_context
 from tulia.commerce.models import Order, OrderStatus
 
@@ -202,17 +201,9 @@ def _close_review(payment: PaymentRequest, note: str) -> None:
     ).update(reviewed_at=now)
 
 
-def received(payment: PaymentRequest) -> Decimal:
-    return payment.paid_amount if payment.paid_amount is not None else payment.amount
-
-
 def refunded(payment: PaymentRequest) -> Decimal:
     """Refunds of this money that have not failed (sent, on their way, or just asked)."""
-    rows = Refund.objects.filter(tenant_id=payment.tenant_id, payment=payment).exclude(
-        status=RefundStatus.FAILED
-    )
-    total: Decimal | None = rows.aggregate(total=Sum("amount"))["total"]
-    return total or Decimal(0)
+    return not_failed_total(Refund.objects.filter(tenant_id=payment.tenant_id, payment=payment))
 
 
 def refund_unmatched(

@@ -29,7 +29,7 @@ from decimal import Decimal
 from uuid import UUID, uuid4
 
 from django.db import transaction
-from django.db.models import Q, Sum
+from django.db.models import Q, QuerySet, Sum
 from django.utils import timezone
 
 from payments.accounts import mpesa_account, pesapal_account
@@ -73,18 +73,26 @@ def paid_payment(order: Order) -> PaymentRequest | None:
     )
 
 
+def received(payment: PaymentRequest) -> Decimal:
+    """What the provider says arrived, else what was asked."""
+    return payment.paid_amount if payment.paid_amount is not None else payment.amount
+
+
 def paid_amount(order: Order, payment: PaymentRequest | None) -> Decimal:
     """What the customer paid: the provider's amount, else the order's if staff marked it."""
     if payment is not None:
-        return payment.paid_amount if payment.paid_amount is not None else payment.amount
+        return received(payment)
     return order.total if order.paid_at is not None else Decimal(0)
 
 
 def refunded(order: Order) -> Decimal:
     """Refunds of the order that have not failed (sent, on their way, or just asked)."""
-    rows = Refund.objects.filter(tenant_id=order.tenant_id, order=order).exclude(
-        status=RefundStatus.FAILED
-    )
+    return not_failed_total(Refund.objects.filter(tenant_id=order.tenant_id, order=order))
+
+
+def not_failed_total(refunds: QuerySet[Refund]) -> Decimal:
+    """The sum of these refunds that have not failed (sent, on their way, or just asked)."""
+    rows = refunds.exclude(status=RefundStatus.FAILED)
     total: Decimal | None = rows.aggregate(total=Sum("amount"))["total"]
     return total or Decimal(0)
 
