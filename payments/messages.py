@@ -2,7 +2,8 @@
 
 Every message states what happened and one clear next step. The wording lives in the
 one text catalog (`tulia/text/*.json`, "payments." keys, English, Kiswahili and Sheng);
-this module only picks the key and fills in facts, which come from the payment record.
+this module only picks the key and fills in facts, which come from the payment record,
+and words them in the shop's tone (Tenant.tone_style): the facts are the same in each.
 """
 
 from __future__ import annotations
@@ -51,12 +52,14 @@ def language_for(*preferences: str | None) -> str:
     return next((lang for lang in preferences if lang in LANGUAGES), "en")
 
 
-def render(facts: Facts, lang: str) -> str:
+def render(facts: Facts, lang: str, tone: str | None = None) -> str:
+    """The outcome in the shop's tone; the next steps are instructions and read plain."""
     key = "review" if facts.reason == "pending" else facts.reason
     key = key if key in _OWN_SENTENCE else "failed"
     return say(
         f"payments.{key}",
         lang,
+        tone=tone,
         order=facts.order,
         amount=facts.amount,
         receipt=facts.receipt or "-",

@@ -99,7 +99,7 @@ def send_outcome_once(tenant_id: UUID | str, payment_id: int) -> bool:
             _chat_language(payment),
             tenant.default_language,
         )
-        body = render(facts_for(payment, tenant), lang)
+        body = render(facts_for(payment, tenant), lang, tenant.tone_style)
         try:
             notice = payment_notice(payment)
             send_to_customer(tid, payment.customer.pk, [body], f"payment-{payment.pk}", **notice)

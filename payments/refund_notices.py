@@ -1,10 +1,12 @@
-"""Telling the customer where their refund stands, in their language, through the gate."""
+"""Telling the customer where their refund stands, in their language and the shop's tone,
+through the gate."""
 
 from __future__ import annotations
 
 import logging
 
 from payments.models import Refund, RefundStatus
+from tenants.accessors import get_tenant
 from tenants.errors import NotFound
 from tulia.commerce.models import Order
 from tulia.text import format_money, label, say
@@ -13,14 +15,19 @@ from tulia.whatsapp import purposes
 logger = logging.getLogger("tulia.payments.refunds")
 
 
-def refund_text(refund: Refund, order: Order, language: str) -> str:
+def refund_text(refund: Refund, order: Order, language: str, tone: str | None = None) -> str:
     if refund.status == RefundStatus.SUCCEEDED:
         how = label("returns.refund_how", refund.method, language)
         amount = format_money(refund.amount, order.currency)
         return say(
-            "returns.refund_sent", language, amount=amount, reference=order.reference, how=how
+            "returns.refund_sent",
+            language,
+            tone=tone,
+            amount=amount,
+            reference=order.reference,
+            how=how,
         )
-    return say("returns.refund_failed", language, reference=order.reference)
+    return say("returns.refund_failed", language, tone=tone, reference=order.reference)
 
 
 def tell_customer(refund: Refund, order: Order) -> None:
@@ -29,7 +36,7 @@ def tell_customer(refund: Refund, order: Order) -> None:
     if refund.status not in (RefundStatus.SUCCEEDED, RefundStatus.FAILED):
         return
     language = order.customer.language_preference or "en"
-    body = refund_text(refund, order, language)
+    body = refund_text(refund, order, language, get_tenant(order.tenant_id).tone_style)
     try:
         send_to_customer(
             order.tenant_id,

@@ -104,6 +104,17 @@ CONVERSATIONAL = {
     "flows.frustration_offer", "flows.out_of_stock", "flows.restock_offer", "flows.ask_method",
     "flows.narrow_clarify",
 }  # fmt: skip
+# The notices sent outside a turn (payment outcome, order update, return and refund
+# decisions): each tone words them too, with the same facts (issue 18 item 4).
+NOTICES = {
+    "payments.paid", "payments.cancelled", "payments.timeout", "payments.insufficient_funds",
+    "payments.wrong_pin", "payments.failed", "payments.confirming", "payments.not_confirmed",
+    "payments.review", "reply.order_update", "returns.approved", "returns.time_expired",
+    "returns.item_excluded", "returns.not_delivered", "returns.already_returned",
+    "returns.risk_manual", "returns.damaged_manual", "returns.passed_on", "returns.refund_sent",
+    "returns.refund_failed", "returns.staff_approved", "returns.staff_rejected",
+    "returns.staff_received", "returns.exchange_approved", "returns.exchange_no_stock",
+}  # fmt: skip
 
 
 def _toned_tones() -> list[str]:
@@ -114,9 +125,9 @@ def _toned_tones() -> list[str]:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_every_tone_words_every_conversational_reply(language: str) -> None:
+def test_every_tone_words_every_conversational_reply_and_notice(language: str) -> None:
     for tone in _toned_tones():
-        assert set(tones(language)[tone]) == CONVERSATIONAL, (language, tone)
+        assert set(tones(language)[tone]) == CONVERSATIONAL | NOTICES, (language, tone)
     assert set(tones(language)) == set(_toned_tones())
 
 
@@ -171,3 +182,39 @@ def test_every_tone_states_the_item_and_the_price_it_was_given(
     assert item in text
     assert "KES 4,500" in text
     assert text.count("3") >= 1 + item.count("3")
+
+
+def test_a_notice_names_its_tone_and_a_table_reads_in_it() -> None:
+    facts = {"order": "KIC-7H2Q", "amount": "1,500", "receipt": "TKM4QX81ZP"}
+    plain = say("payments.paid", "sw", **facts)
+    assert say("payments.paid", "sw", tone="friendly", **facts) == plain
+    assert say("payments.paid", "sw", tone="playful", **facts) != plain
+    assert say("payments.next_retry", "sw", tone="playful") == say("payments.next_retry", "sw")
+    assert label("reply.order_update", "shipped", "sheng", tone="professional") == (
+        tones("sheng")["professional"]["reply.order_update"]["shipped"]
+    )
+    assert label("reply.order_update", "shipped", "sheng", tone="grumpy") == label(
+        "reply.order_update", "shipped", "sheng"
+    )
+
+
+def _fill(found: Any, tokens: dict[str, str]) -> list[str]:
+    return [text.format(**tokens) for text in _texts(found)]
+
+
+@given(
+    key=st.sampled_from(sorted(NOTICES)),
+    language=st.sampled_from(LANGUAGES),
+    token=st.text(alphabet="ABCDEFGHJKLMNPQRSTUVWXYZ23456789", min_size=6, max_size=10),
+)
+def test_every_tone_of_a_notice_states_the_facts_it_was_given(
+    key: str, language: str, token: str
+) -> None:
+    """Whatever the tone, every fact the plain notice states is stated (a receipt number,
+    an amount, an order reference); only the wording around them changes."""
+    names = set(PLACEHOLDER.findall(" ".join(_texts(entry(key, language)))))
+    tokens = {name: f"{name[:2].upper()}{token}" for name in names}
+    for tone in _toned_tones():
+        toned = " ".join(_fill(tones(language)[tone][key], tokens))
+        for name in names:
+            assert tokens[name] in toned, (key, language, tone, name)

@@ -19,6 +19,7 @@ from uuid import UUID
 from django.db import transaction
 from django.utils import timezone
 
+from tenants.accessors import get_tenant
 from tenants.context import tenant_context
 from tenants.errors import NotFound
 from tulia.commerce.errors import OrderStateError
@@ -97,15 +98,18 @@ def _consequences(order: Order, before: str, to_status: str, note: str) -> tuple
     return ()
 
 
-def customer_text(order: Order, to_status: str, note: str, language: str) -> str:
-    """The free-form update in the customer's language (en/sw/sheng catalog)."""
-    update = text_label("reply.order_update", to_status, language)
+def customer_text(
+    order: Order, to_status: str, note: str, language: str, tone: str | None = None
+) -> str:
+    """The free-form update in the customer's language (en/sw/sheng catalog) and the
+    shop's tone."""
+    update = text_label("reply.order_update", to_status, language, tone=tone)
     parts = [update.format(reference=order.reference)]
     if note:
         label = "tracking" if to_status == OrderStatus.SHIPPED else "reason"
-        parts.append(text_label("reply.order_update", label, language).format(note=note))
+        parts.append(text_label("reply.order_update", label, language, tone=tone).format(note=note))
     if to_status == OrderStatus.CANCELLED and order.refund_due:
-        parts.append(text_label("reply.order_update", "refund_due", language))
+        parts.append(text_label("reply.order_update", "refund_due", language, tone=tone))
     return " ".join(parts)
 
 
@@ -119,7 +123,7 @@ def _tell_customer(order: Order, to_status: str, note: str) -> None:
     from tulia.whatsapp.outbound import send_to_customer  # whatsapp imports commerce
 
     language = order.customer.language_preference or "en"
-    body = customer_text(order, to_status, note, language)
+    body = customer_text(order, to_status, note, language, get_tenant(order.tenant_id).tone_style)
     try:
         send_to_customer(
             order.tenant_id,

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from payments.models import Refund
 from payments.refunds import request_refund
+from tenants.accessors import get_tenant
 from tenants.context import tenant_context
 from tenants.errors import NotFound
 from tulia.commerce.errors import OrderStateError, OutOfStock
@@ -143,7 +144,10 @@ def _tell(request: ReturnRequest, key: str) -> None:
 
     language = request.customer.language_preference or "en"
     wanted = request.wanted or "-"
-    body = say(f"returns.{key}", language, reference=request.order.reference, wanted=wanted)
+    tone = get_tenant(request.tenant_id).tone_style
+    body = say(
+        f"returns.{key}", language, tone=tone, reference=request.order.reference, wanted=wanted
+    )
     try:
         send_to_customer(
             request.tenant_id,

@@ -168,6 +168,10 @@ def _outcome(record: ReturnRequest, *, created: bool, language: str) -> ReturnOu
         verdict=record.verdict,
         ticket_id=record.ticket_id,
         message=verdict_message(
-            record.verdict, language=language, ticket_id=record.ticket_id, wanted=record.wanted
+            record.verdict,
+            language=language,
+            ticket_id=record.ticket_id,
+            wanted=record.wanted,
+            tone=get_tenant(record.tenant_id).tone_style,
         ),
     )

@@ -15,8 +15,10 @@ A language outside en/sw/sheng (a "mixed" message, an unknown code) reads Englis
 The shop's tone (Tenant.tone_style) is a second dimension: each file's `tones` section
 holds, per tone, the conversational keys worded in that tone, with the same facts. A
 reply rendered for a turn carries the tone in its ReplyKey, so every flow that words a
-reply through `say` follows the shop's tone without passing it along; a key the tone
-does not word (payment facts, notices) reads the plain text, which is the friendly one.
+reply through `say` follows the shop's tone without passing it along. A notice sent
+outside a turn (payment outcome, order update, return or refund decision) has no ReplyKey
+and names the tone with `tone=`. A key the tone does not word (instructions such as
+"Reply PAY") reads the plain text, which is the friendly one.
 """
 
 from __future__ import annotations
@@ -69,13 +71,23 @@ def entry(key: str, language: str | None) -> Any:
     return catalog(language_of(language))[section][name]
 
 
-def say(key: str, language: str | None, at: ReplyKey | None = None, /, **facts: object) -> str:
+def say(
+    key: str,
+    language: str | None,
+    at: ReplyKey | None = None,
+    /,
+    *,
+    tone: str | None = None,
+    **facts: object,
+) -> str:
     """The text for `key` with `facts` filled in.
 
     With `at`, one of the key's phrasings is chosen reproducibly for that turn; without
-    it, the first phrasing is used (notices sent outside a conversation turn).
+    it, the first phrasing is used (notices sent outside a conversation turn), worded in
+    `tone` when the shop picked one (the turn's own tone wins when both are given).
     """
-    found = _toned(key, language, at.tone) if at is not None and at.tone else None
+    tone = at.tone if at is not None and at.tone else tone
+    found = _toned(key, language, tone) if tone else None
     if found is None:
         found = entry(key, language)
     if isinstance(found, list):
@@ -94,9 +106,19 @@ def _index(at: ReplyKey, key: str, count: int) -> int:
     return int.from_bytes(hashlib.sha256(seed).digest()[:8], "big") % count
 
 
-def label(table: str, name: str, language: str | None, *, default: str | None = None) -> str:
-    """A label from a table; an unlisted name reads as the `default` entry, else as itself."""
-    entries: dict[str, str] = entry(table, language)
+def label(
+    table: str,
+    name: str,
+    language: str | None,
+    *,
+    default: str | None = None,
+    tone: str | None = None,
+) -> str:
+    """A label from a table; an unlisted name reads as the `default` entry, else as itself.
+    A table the shop's `tone` words (order updates) is read in that tone."""
+    entries: dict[str, str] = (_toned(table, language, tone) if tone else None) or entry(
+        table, language
+    )
     if name in entries:
         return entries[name]
     return entries.get(default, name) if default is not None else name
