@@ -9,6 +9,7 @@ from payments.models import Refund, RefundStatus
 from tenants.accessors import get_tenant
 from tenants.errors import NotFound
 from tulia.commerce.models import Order
+from tulia.conversations.services import notice_language
 from tulia.text import format_money, label, say
 from tulia.whatsapp import purposes
 
@@ -35,7 +36,7 @@ def tell_customer(refund: Refund, order: Order) -> None:
 
     if refund.status not in (RefundStatus.SUCCEEDED, RefundStatus.FAILED):
         return
-    language = order.customer.language_preference or "en"
+    language = notice_language(order.tenant_id, order.customer_id)
     body = refund_text(refund, order, language, get_tenant(order.tenant_id).tone_style)
     try:
         send_to_customer(

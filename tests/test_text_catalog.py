@@ -190,8 +190,9 @@ def test_a_notice_names_its_tone_and_a_table_reads_in_it() -> None:
     assert say("payments.paid", "sw", tone="friendly", **facts) == plain
     assert say("payments.paid", "sw", tone="playful", **facts) != plain
     assert say("payments.next_retry", "sw", tone="playful") == say("payments.next_retry", "sw")
-    assert label("reply.order_update", "shipped", "sheng", tone="professional") == (
-        tones("sheng")["professional"]["reply.order_update"]["shipped"]
+    assert (
+        label("reply.order_update", "shipped", "sheng", tone="professional")
+        == (tones("sheng")["professional"]["reply.order_update"]["shipped"])
     )
     assert label("reply.order_update", "shipped", "sheng", tone="grumpy") == label(
         "reply.order_update", "shipped", "sheng"

@@ -154,6 +154,15 @@ class WebhookChat(Chat):
             last = OutboundMessage.objects.filter(tenant_id=tid).order_by("-id").first()
         return last.pk if last else 0
 
+    def notices_after(self, seen: int) -> str:
+        """What reached the customer outside a turn since outbound row `seen` (the notice
+        of a payment, an order update, a return decision): they carry no inbound request."""
+        with tenant_context(self.tenant.id) as tid:
+            rows = OutboundMessage.objects.filter(
+                tenant_id=tid, conversation_id=self.conversation_id, pk__gt=seen
+            ).order_by("id")
+            return "\n".join(rows.values_list("body", flat=True))
+
     def _replies_after(self, seen: int, *, expect_turns: int) -> list[str]:
         with tenant_context(self.tenant.id) as tid:
             rows = list(

@@ -11,6 +11,7 @@ from django.utils import timezone
 from payments.inbox import store_event
 from payments.models import PaymentEvent, PaymentMethod, PaymentRequest, Refund
 from payments.mpesa.handlers import handle_stk_callback
+from payments.notify import send_outcome_once
 from payments.refunds import request_refund
 from tenants.context import tenant_context
 from tenants.models import ConsentEvent, Customer
@@ -142,7 +143,15 @@ def stk_callback(chat: Chat, fixture: str) -> str:
     return result
 
 
+def notify_payment(chat: Chat) -> None:
+    """What payments' notify task does once a callback's transaction commits (tests run
+    inside one transaction, so on_commit never fires): tell the customer the outcome."""
+    payment = _open_push(chat)
+    assert send_outcome_once(chat.tenant.id, payment.pk), "nothing new to tell"
+
+
 ACTIONS: dict[str, Callable[[Chat], object]] = {
+    "notify_payment": notify_payment,
     "pay_open_order": pay_open_order,
     "paid_order": lambda chat: move_new_order(chat, ()),
     "refund_cancelled": refund_cancelled,

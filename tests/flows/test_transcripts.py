@@ -111,7 +111,10 @@ def test_transcript(path: Path, request: pytest.FixtureRequest) -> None:
         minute = float(line.get("at_minute", minute))
         with clock.held_at(FIRST_MESSAGE_AT + minute * 60):
             if "do" in line:
+                seen = chat._last_outbound_id()
                 ACTIONS[line["do"]](chat)
+                if "notice" in line:  # what the outside event told the customer
+                    check_reply(chat.notices_after(seen), line["notice"], f"{where} notice")
             if "say" not in line:
                 continue
             reply = chat.send(

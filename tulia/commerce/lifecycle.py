@@ -31,6 +31,7 @@ from tulia.commerce.orders import (
     record_transition,
     restock,
 )
+from tulia.conversations.services import notice_language
 from tulia.text import label as text_label
 from tulia.whatsapp import purposes
 
@@ -122,7 +123,7 @@ def _facts(order: Order, to_status: str, note: str, language: str) -> dict[str, 
 def _tell_customer(order: Order, to_status: str, note: str) -> None:
     from tulia.whatsapp.outbound import send_to_customer  # whatsapp imports commerce
 
-    language = order.customer.language_preference or "en"
+    language = notice_language(order.tenant_id, order.customer_id)
     body = customer_text(order, to_status, note, language, get_tenant(order.tenant_id).tone_style)
     try:
         send_to_customer(

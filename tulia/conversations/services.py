@@ -11,7 +11,7 @@ from uuid import UUID
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
-from tenants.accessors import get_customer
+from tenants.accessors import get_customer, get_tenant
 from tenants.context import tenant_context
 from tenants.errors import NotFound
 from tenants.models import WhatsAppSender
@@ -67,3 +67,26 @@ def latest_conversation(tenant_id: UUID | str, customer_id: int) -> Conversation
         if sender is None:
             raise NotFound("this tenant has no active WhatsApp sender")
         return open_conversation(tid, customer.pk, sender.pk)
+
+
+def notice_language(tenant_id: UUID | str, customer_id: int) -> str:
+    """The language of a notice sent outside a turn (order update, return or refund
+    decision): the customer's stated preference, else the language their latest
+    conversation was last answered in (a Sheng chat hears about its order in Sheng), else
+    the shop's default. Read only: no conversation is opened to find it."""
+    from tulia.text import language_of
+
+    customer = get_customer(tenant_id, customer_id)  # NotFound when not this tenant's
+    if customer.language_preference:
+        return language_of(customer.language_preference)
+    with tenant_context(tenant_id) as tid:
+        state = (
+            Conversation.objects.filter(
+                tenant_id=tid, customer_id=customer_id, status__in=Conversation.OPEN_STATUSES
+            )
+            .order_by(F("last_inbound_at").desc(nulls_last=True), "-id")
+            .values_list("state", flat=True)
+            .first()
+        ) or {}
+    chat = state.get("last_language") or state.get("response_language")
+    return language_of(chat or get_tenant(tid).default_language)

@@ -20,6 +20,7 @@ from tenants.context import tenant_context
 from tenants.errors import NotFound
 from tulia.commerce.errors import OrderStateError, OutOfStock
 from tulia.commerce.models import Order, Variant
+from tulia.conversations.services import notice_language
 from tulia.returns.models import ReturnPolicy, ReturnRequest
 from tulia.text import say
 from tulia.whatsapp import purposes
@@ -142,7 +143,7 @@ def _lines_total(order: Order, skus: list[str]) -> Decimal | None:
 def _tell(request: ReturnRequest, key: str) -> None:
     from tulia.whatsapp.outbound import send_to_customer  # whatsapp imports commerce
 
-    language = request.customer.language_preference or "en"
+    language = notice_language(request.tenant_id, request.customer_id)
     wanted = request.wanted or "-"
     tone = get_tenant(request.tenant_id).tone_style
     body = say(
