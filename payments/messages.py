@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tulia.text import LANGUAGES, label, say
+from tulia.text import LANGUAGES, label, notice, say
 
 # Reasons with a sentence of their own; any other reads as "failed" with its why-words.
 _OWN_SENTENCE = frozenset(
@@ -56,10 +56,10 @@ def render(facts: Facts, lang: str, tone: str | None = None) -> str:
     """The outcome in the shop's tone; the next steps are instructions and read plain."""
     key = "review" if facts.reason == "pending" else facts.reason
     key = key if key in _OWN_SENTENCE else "failed"
-    return say(
+    return notice(
         f"payments.{key}",
         lang,
-        tone=tone,
+        tone,
         order=facts.order,
         amount=facts.amount,
         receipt=facts.receipt or "-",

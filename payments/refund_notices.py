@@ -10,7 +10,7 @@ from tenants.accessors import get_tenant
 from tenants.errors import NotFound
 from tulia.commerce.models import Order
 from tulia.conversations.services import notice_language
-from tulia.text import format_money, label, say
+from tulia.text import format_money, label, notice
 from tulia.whatsapp import purposes
 
 logger = logging.getLogger("tulia.payments.refunds")
@@ -20,15 +20,15 @@ def refund_text(refund: Refund, order: Order, language: str, tone: str | None = 
     if refund.status == RefundStatus.SUCCEEDED:
         how = label("returns.refund_how", refund.method, language)
         amount = format_money(refund.amount, order.currency)
-        return say(
+        return notice(
             "returns.refund_sent",
             language,
-            tone=tone,
+            tone,
             amount=amount,
             reference=order.reference,
             how=how,
         )
-    return say("returns.refund_failed", language, tone=tone, reference=order.reference)
+    return notice("returns.refund_failed", language, tone, reference=order.reference)
 
 
 def tell_customer(refund: Refund, order: Order) -> None:

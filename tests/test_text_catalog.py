@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tulia.text import LANGUAGES, ReplyKey, catalog, entry, label, say, tones
+from tulia.text import LANGUAGES, ReplyKey, catalog, entry, label, notice, say, tones
 
 PLACEHOLDER = re.compile(r"{(\w+)}")
 WORD = re.compile(r"[^\W\d_]+")
@@ -187,9 +187,10 @@ def test_every_tone_states_the_item_and_the_price_it_was_given(
 def test_a_notice_names_its_tone_and_a_table_reads_in_it() -> None:
     facts = {"order": "KIC-7H2Q", "amount": "1,500", "receipt": "TKM4QX81ZP"}
     plain = say("payments.paid", "sw", **facts)
-    assert say("payments.paid", "sw", tone="friendly", **facts) == plain
-    assert say("payments.paid", "sw", tone="playful", **facts) != plain
-    assert say("payments.next_retry", "sw", tone="playful") == say("payments.next_retry", "sw")
+    assert notice("payments.paid", "sw", "friendly", **facts) == plain
+    assert notice("payments.paid", "sw", None, **facts) == plain
+    assert notice("payments.paid", "sw", "playful", **facts) != plain
+    assert notice("payments.next_retry", "sw", "playful") == say("payments.next_retry", "sw")
     assert (
         label("reply.order_update", "shipped", "sheng", tone="professional")
         == (tones("sheng")["professional"]["reply.order_update"]["shipped"])

@@ -22,7 +22,7 @@ from tulia.commerce.errors import OrderStateError, OutOfStock
 from tulia.commerce.models import Order, Variant
 from tulia.conversations.services import notice_language
 from tulia.returns.models import ReturnPolicy, ReturnRequest
-from tulia.text import say
+from tulia.text import notice
 from tulia.whatsapp import purposes
 
 logger = logging.getLogger("tulia.returns")
@@ -146,8 +146,8 @@ def _tell(request: ReturnRequest, key: str) -> None:
     language = notice_language(request.tenant_id, request.customer_id)
     wanted = request.wanted or "-"
     tone = get_tenant(request.tenant_id).tone_style
-    body = say(
-        f"returns.{key}", language, tone=tone, reference=request.order.reference, wanted=wanted
+    body = notice(
+        f"returns.{key}", language, tone, reference=request.order.reference, wanted=wanted
     )
     try:
         send_to_customer(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from tulia.text import say
+from tulia.text import notice, say
 
 
 def verdict_message(
@@ -20,13 +20,13 @@ def verdict_message(
     wanted: str = "",
     tone: str | None = None,
 ) -> str:
-    head = say(
+    head = notice(
         f"returns.{verdict.get('reason', 'data_error')}",
         language,
-        tone=tone,
+        tone,
         window=verdict.get("window_days"),
         days=verdict.get("days_since_delivery"),
     )
     ticket = say("returns.ticket", language, ticket_id=ticket_id) if ticket_id else ""
     exchange = say("returns.exchange_noted", language, wanted=wanted) if wanted else ""
-    return head + exchange + say("returns.passed_on", language, tone=tone, ticket=ticket)
+    return head + exchange + notice("returns.passed_on", language, tone, ticket=ticket)

@@ -17,7 +17,7 @@ holds, per tone, the conversational keys worded in that tone, with the same fact
 reply rendered for a turn carries the tone in its ReplyKey, so every flow that words a
 reply through `say` follows the shop's tone without passing it along. A notice sent
 outside a turn (payment outcome, order update, return or refund decision) has no ReplyKey
-and names the tone with `tone=`. A key the tone does not word (instructions such as
+and is worded by `notice`, which names the tone. A key the tone does not word (instructions such as
 "Reply PAY") reads the plain text, which is the friendly one.
 """
 
@@ -71,22 +71,24 @@ def entry(key: str, language: str | None) -> Any:
     return catalog(language_of(language))[section][name]
 
 
-def say(
-    key: str,
-    language: str | None,
-    at: ReplyKey | None = None,
-    /,
-    *,
-    tone: str | None = None,
-    **facts: object,
-) -> str:
+def say(key: str, language: str | None, at: ReplyKey | None = None, /, **facts: object) -> str:
     """The text for `key` with `facts` filled in.
 
-    With `at`, one of the key's phrasings is chosen reproducibly for that turn; without
-    it, the first phrasing is used (notices sent outside a conversation turn), worded in
-    `tone` when the shop picked one (the turn's own tone wins when both are given).
+    With `at`, one of the key's phrasings is chosen reproducibly for that turn, in the
+    turn's tone; without it, the first phrasing is used.
     """
-    tone = at.tone if at is not None and at.tone else tone
+    return _render(key, language, at, at.tone if at is not None else None, facts)
+
+
+def notice(key: str, language: str | None, tone: str | None, /, **facts: object) -> str:
+    """A notice sent outside a conversation turn (payment outcome, order update, return
+    or refund decision): the first phrasing, worded in the shop's `tone`."""
+    return _render(key, language, None, tone, facts)
+
+
+def _render(
+    key: str, language: str | None, at: ReplyKey | None, tone: str | None, facts: dict[str, object]
+) -> str:
     found = _toned(key, language, tone) if tone else None
     if found is None:
         found = entry(key, language)
