@@ -1,4 +1,5 @@
-"""The shop's tone words its payment notices; the facts are the same (issue 18 item 4).
+"""The shop's tone words its payment, refund, return and order notices; the facts are the
+same (issue 18 item 4).
 
 Two shops with different tones receive the same Daraja success callback for the same
 order reference and amount, through the real callback endpoint and its Celery task.
@@ -12,12 +13,16 @@ from decimal import Decimal
 import pytest
 
 from payments.emulators.daraja import DarajaEmulator
-from payments.models import PaymentRequest, PaymentStatus
+from payments.models import PaymentRequest, PaymentStatus, Refund, RefundStatus
 from payments.mpesa.stk import initiate_stk_push
+from payments.refund_notices import refund_text
 from tenants.context import tenant_context
 from tenants.models import Customer, Tenant
 from tenants.services import update_tenant
 from tests.payments.conftest import MakeOrder, Post, mpesa_fixture, outbound_bodies, payment_of
+from tulia.commerce.lifecycle import customer_text
+from tulia.commerce.models import Order
+from tulia.returns.messages import verdict_message
 from tulia.text import LANGUAGES, tones
 
 pytestmark = pytest.mark.django_db
@@ -77,3 +82,25 @@ def test_a_friendly_shop_reads_the_plain_notice(
     text = _paid_notice(shop, payment, post_callback)
     assert text.startswith("Doh imefika: KES 1,500")
     assert RECEIPT in text
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_refund_return_and_order_notices_follow_the_tone_with_the_same_facts(
+    language: str,
+) -> None:
+    """Unsaved rows: the wording functions read only the fields they state."""
+    order = Order(reference=REFERENCE, currency="KES", refund_due=True)
+    refund = Refund(status=RefundStatus.SUCCEEDED, method="mpesa_b2c", amount=Decimal(1500))
+    verdict = {"reason": "time_expired", "window_days": 30, "days_since_delivery": 45}
+    for words in (
+        lambda tone: refund_text(refund, order, language, tone),
+        lambda tone: verdict_message(verdict, language=language, ticket_id=71, tone=tone),
+        lambda tone: customer_text(order, "cancelled", "out of stock", language, tone),
+    ):
+        said = {tone: words(tone) for tone in (None, "professional", "playful")}
+        assert len(set(said.values())) == 3, said
+        facts = {
+            tone: sorted(re.findall(r"KES [\d,]+|KIC-7H2Q|\b\d+\b", text))
+            for tone, text in said.items()
+        }
+        assert facts["professional"] == facts["playful"] == facts[None], facts
