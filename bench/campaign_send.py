@@ -79,6 +79,7 @@ def worker(pairs: list[str]) -> None:
         (Path(gate) / f"ready-{os.getpid()}").touch()
         while not (Path(gate) / "go").exists():
             time.sleep(0.02)
+    phases = _phased() if os.environ.get("CAMPAIGN_BENCH_PHASES") else None
     began = time.process_time()
     profile_dir = os.environ.get("CAMPAIGN_BENCH_PROFILE")
     if not profile_dir:
@@ -91,6 +92,36 @@ def worker(pairs: list[str]) -> None:
         profiler.dump_stats(str(Path(profile_dir) / f"worker-{os.getpid()}.prof"))
     if gate:  # the CPU the work took, to the end (a sample from outside misses the tail)
         (Path(gate) / f"cpu-{os.getpid()}").write_text(str(time.process_time() - began))
+    if phases is not None:
+        print(f"worker {os.getpid()} CPU s by phase: "
+              + ", ".join(f"{k} {v:.2f}" for k, v in phases.items()), flush=True)  # fmt: skip
+
+
+def _phased() -> dict[str, float]:
+    """CPU time (this thread) spent in each step of a batch, summed."""
+    from tulia.campaigns import batch
+    from tulia.campaigns.rate import RateGate
+    from tulia.whatsapp.backends.twilio_rest import TwilioBackend
+
+    totals: dict[str, float] = {}
+
+    def timed(owner: object, name: str) -> None:
+        inner = getattr(owner, name)
+
+        def wrapper(*args: object, **kwargs: object) -> object:
+            start = time.thread_time()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                totals[name] = totals.get(name, 0.0) + time.thread_time() - start
+
+        setattr(owner, name, wrapper)
+
+    for owner, name in ((batch, "_claim"), (batch, "_send"), (TwilioBackend, "send"),
+                        (batch, "_record"), (RateGate, "take"), (batch.optouts, "version"),
+                        (sending, "settle_in_doubt"), (sending, "run")):  # fmt: skip
+        timed(owner, name)
+    return totals
 
 
 def _work(pairs: list[str]) -> None:
