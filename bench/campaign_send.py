@@ -58,7 +58,7 @@ from tenants.services import create_tenant, record_consent, register_whatsapp_se
 from tulia.campaigns import control, sending  # noqa: E402
 from tulia.campaigns.models import Campaign, CampaignRecipient, MessagingSettings  # noqa: E402
 from tulia.conversations.models import OutboundMessage  # noqa: E402
-from tulia.whatsapp import templates  # noqa: E402
+from tulia.whatsapp import delivery, templates  # noqa: E402
 from tulia.whatsapp.emulator import TwilioEmulator  # noqa: E402
 from tulia.whatsapp.models import MessageTemplate, SenderLimit  # noqa: E402
 
@@ -76,6 +76,7 @@ def worker(pairs: list[str]) -> None:
     Celery worker starts once, not per campaign, so (b) leaves start-up out."""
     gate = os.environ.get("CAMPAIGN_BENCH_GATE")
     if gate:
+        delivery.status_callback_url()  # Django's URL resolver, built once per process
         (Path(gate) / f"ready-{os.getpid()}").touch()
         while not (Path(gate) / "go").exists():
             time.sleep(0.02)

@@ -365,11 +365,11 @@ def _ask(item: Claimed, outgoing: OutgoingMessage, backend: WhatsAppBackend) -> 
             return Answer(item, OutStatus.PENDING, code=exc.code, error=error)
         final = OutStatus.NOT_SENT if exc.code in TEMPLATE_REFUSALS else OutStatus.FAILED
         return Answer(item, final, code=exc.code, error=error)
-    known = {choice.value for choice in OutStatus}
-    status = result.status if result.status in known else OutStatus.QUEUED
+    status = result.status if result.status in _KNOWN else OutStatus.QUEUED
     return Answer(item, status, sid=result.sid, at=timezone.now())
 
 
+_KNOWN = frozenset(OutStatus.values)
 _RECIPIENT_STATUS: dict[str, str] = {
     OutStatus.NOT_SENT: Recipient.Status.SKIPPED,
     OutStatus.FAILED: Recipient.Status.FAILED,
