@@ -24,6 +24,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -57,7 +58,7 @@ from tenants.services import create_tenant, record_consent, register_whatsapp_se
 from tulia.campaigns import control, sending  # noqa: E402
 from tulia.campaigns.models import Campaign, CampaignRecipient, MessagingSettings  # noqa: E402
 from tulia.conversations.models import OutboundMessage  # noqa: E402
-from tulia.whatsapp import templates  # noqa: E402
+from tulia.whatsapp import delivery, templates  # noqa: E402
 from tulia.whatsapp.emulator import TwilioEmulator  # noqa: E402
 from tulia.whatsapp.models import MessageTemplate, SenderLimit  # noqa: E402
 
@@ -70,16 +71,58 @@ _numbers = iter(range(1, 1000))
 # --- worker processes -----------------------------------------------------------------
 def worker(pairs: list[str]) -> None:
     """Run the campaigns' slices until each is done or waits (for its tier); with
-    CAMPAIGN_BENCH_PROFILE=<dir> the worker's cProfile is written there."""
+    CAMPAIGN_BENCH_PROFILE=<dir> the worker's cProfile is written there. With
+    CAMPAIGN_BENCH_GATE=<dir> the worker says it is ready there and waits for `go`: a
+    Celery worker starts once, not per campaign, so (b) leaves start-up out."""
+    gate = os.environ.get("CAMPAIGN_BENCH_GATE")
+    if gate:
+        delivery.status_callback_url()  # Django's URL resolver, built once per process
+        (Path(gate) / f"ready-{os.getpid()}").touch()
+        while not (Path(gate) / "go").exists():
+            time.sleep(0.02)
+    phases = _phased() if os.environ.get("CAMPAIGN_BENCH_PHASES") else None
+    began = time.process_time()
     profile_dir = os.environ.get("CAMPAIGN_BENCH_PROFILE")
     if not profile_dir:
         _work(pairs)
-        return
-    import cProfile
+    else:
+        import cProfile
 
-    profiler = cProfile.Profile(time.process_time)  # CPU, not the machine's queue
-    profiler.runcall(_work, pairs)
-    profiler.dump_stats(str(Path(profile_dir) / f"worker-{os.getpid()}.prof"))
+        profiler = cProfile.Profile(time.process_time)  # CPU, not the machine's queue
+        profiler.runcall(_work, pairs)
+        profiler.dump_stats(str(Path(profile_dir) / f"worker-{os.getpid()}.prof"))
+    if gate:  # the CPU the work took, to the end (a sample from outside misses the tail)
+        (Path(gate) / f"cpu-{os.getpid()}").write_text(str(time.process_time() - began))
+    if phases is not None:
+        print(f"worker {os.getpid()} CPU s by phase: "
+              + ", ".join(f"{k} {v:.2f}" for k, v in phases.items()), flush=True)  # fmt: skip
+
+
+def _phased() -> dict[str, float]:
+    """CPU time (this thread) spent in each step of a batch, summed."""
+    from tulia.campaigns import batch
+    from tulia.campaigns.rate import RateGate
+    from tulia.whatsapp.backends.twilio_rest import TwilioBackend
+
+    totals: dict[str, float] = {}
+
+    def timed(owner: object, name: str) -> None:
+        inner = getattr(owner, name)
+
+        def wrapper(*args: object, **kwargs: object) -> object:
+            start = time.thread_time()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                totals[name] = totals.get(name, 0.0) + time.thread_time() - start
+
+        setattr(owner, name, wrapper)
+
+    for owner, name in ((batch, "_claim"), (batch, "_send"), (TwilioBackend, "send"),
+                        (batch, "_record"), (RateGate, "take"), (batch.optouts, "version"),
+                        (sending, "settle_in_doubt"), (sending, "run")):  # fmt: skip
+        timed(owner, name)
+    return totals
 
 
 def _work(pairs: list[str]) -> None:
@@ -96,9 +139,20 @@ def _work(pairs: list[str]) -> None:
         open_ = still
 
 
-def spawn(pairs: list[tuple[str, int]]) -> subprocess.Popen[bytes]:
+def spawn(pairs: list[tuple[str, int]], gate: Path | None = None) -> subprocess.Popen[bytes]:
     args = [sys.executable, __file__, "--worker", *(f"{t}:{c}" for t, c in pairs)]
-    return subprocess.Popen(args, env=os.environ.copy())  # noqa: S603
+    env = os.environ.copy() | ({"CAMPAIGN_BENCH_GATE": str(gate)} if gate else {})
+    return subprocess.Popen(args, env=env)  # noqa: S603
+
+
+def started(groups: list[list[tuple[str, int]]], gate: Path) -> list[subprocess.Popen[bytes]]:
+    """Worker processes started and ready (Django set up), waiting for `go`."""
+    procs = [spawn(group, gate) for group in groups if group]
+    while len(list(gate.glob("ready-*"))) < len(procs):
+        if any(p.poll() is not None for p in procs):
+            raise SystemExit("a worker died while starting")
+        time.sleep(0.1)
+    return procs
 
 
 # --- shops ------------------------------------------------------------------------------
@@ -180,28 +234,36 @@ def capacity(twilio: TwilioEmulator, shops: int, per_shop: int, workers: int) ->
     for tenant_id, campaign in made:  # audiences written before the clock starts
         sending.build_audience(UUID(tenant_id), campaign)
     total = shops * per_shop
+    gate = Path(tempfile.mkdtemp(prefix="campaign-bench-"))
+    procs = started([[(t, c.pk) for t, c in made[i::workers]] for i in range(workers)], gate)
+    startup = sum(_cpu(p.pid) for p in procs) / len(procs)
+    print(f"  worker start-up (Django set up, before any send): {startup:.2f} s CPU each, "
+          "left out below")  # fmt: skip
     before = len(twilio.sent)
-    started = time.monotonic()
-    groups = [made[i::workers] for i in range(workers)]
-    procs = [spawn([(t, c.pk) for t, c in group]) for group in groups if group]
     rss: list[tuple[float, float]] = []
     cpu = CpuSampler({"workers": lambda: [p.pid for p in procs], **_services()})
+    (gate / "go").touch()
+    began = time.monotonic()
     while any(p.poll() is None for p in procs):
         done = (len(twilio.sent) - before) / total
         mem = sum(_rss(p.pid) for p in procs if p.poll() is None)
         cpu.sample()
         rss.append((done, mem))
         time.sleep(0.5)
-    elapsed = time.monotonic() - started
+    elapsed = time.monotonic() - began
     cpu.sample()
     sent = len(twilio.sent) - before
     load = os.getloadavg()
     print(f"  sent {sent} of {total} in {elapsed:.1f} s: {sent / elapsed:.0f} sends/s "
           f"(load average now {load[0]:.1f} {load[1]:.1f} {load[2]:.1f})")  # fmt: skip
+    used = cpu.used() | {"workers": sum(float(f.read_text()) for f in gate.glob("cpu-*"))}
     shares = ", ".join(
-        f"{name} {1000 * seconds / max(sent, 1):.2f} ms" for name, seconds in cpu.used().items()
+        f"{name} {1000 * seconds / max(sent, 1):.2f} ms" for name, seconds in used.items()
     )
-    print(f"  CPU per send: {shares} (each process's last sample, so a little under)")
+    per_send = sum(used.values()) / max(sent, 1)
+    print(f"  CPU per send: {shares}; total {1000 * per_send:.2f} ms, so about "
+          f"{2 / per_send:.0f} sends/s on 2 idle cores (workers' own count; the others "
+          "sampled every 0.5 s, so a little under)")  # fmt: skip
     queued_to_sent, claim_to_sent = [], []
     for tenant_id, campaign in made:
         with tenant_context(tenant_id):

@@ -26,6 +26,7 @@ batch at once: the part not yet sent goes back to the queue and the campaign pau
 
 from __future__ import annotations
 
+import json
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -148,9 +149,9 @@ def _claim(
     seen = optouts.version(tenant_id)  # read before the ledger is: none slips between
     with tenant_context(tenant_id) as tid:
         limit = limits.limit_for(tid, campaign.sender_id, lock=True)  # as the gate does
-        usage = limits.usage(limit)
-        if usage.marketing_capacity is not None:
-            size = min(size, max(0, usage.marketing_capacity - usage.used))
+        if limit.capacity is not None:  # counting 24 hours' customers is not free: only
+            usage = limits.usage(limit)  # when there is a ceiling to count against
+            size = min(size, max(0, (usage.marketing_capacity or 0) - usage.used))
             if size == 0:
                 outcome.tier_full = True
                 return None
@@ -176,18 +177,11 @@ def _claim(
         go = [(pk, customer, phone) for pk, (customer, phone) in wanted.items() if pk not in busy]
         if not go:
             return None
-        now = timezone.now()
-        stored = OutboundMessage.objects.bulk_create(
-            _outbound(
-                tid, campaign, template, conversation_id=threads[customer], recipient_id=pk, now=now
-            )
-            for pk, customer, _ in go
-        )
-        _link(tid, [(pk, row.pk) for (pk, _, _), row in zip(go, stored, strict=True)])
+        outbound = _write_outbound(tid, campaign, template, {pk: threads[c] for pk, c, _ in go})
         sender = WhatsAppSender.objects.get(tenant_id=tid, pk=campaign.sender_id)
     items = [
-        Claimed(pk, row.pk, row.conversation_id, f"whatsapp:{phone}", customer)
-        for (pk, customer, phone), row in zip(go, stored, strict=True)
+        Claimed(pk, outbound[pk], threads[customer], f"whatsapp:{phone}", customer)
+        for pk, customer, phone in go
     ]
     return Claim(items, sender, template, lease, optouts_seen=seen)
 
@@ -238,49 +232,71 @@ def _open_conversations(tenant_id: UUID, sender_id: int, customers: list[int]) -
     found = existing()
     missing = [c for c in customers if c not in found]
     if missing:  # a conversation opened meanwhile wins; ours is then not written
-        Conversation.objects.bulk_create(
-            [
-                Conversation(tenant_id=tenant_id, customer_id=c, sender_id=sender_id)
-                for c in missing
-            ],
-            ignore_conflicts=True,
-        )
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _CONVERSATIONS_SQL.format(table=Conversation._meta.db_table),
+                {"tenant": tenant_id, "sender": sender_id, "customers": missing,
+                 "status": Conversation.Status.AI_ACTIVE.value, "now": timezone.now()},
+            )  # fmt: skip
         found = existing()
     return found
 
 
-def _outbound(
-    tenant_id: UUID,
-    campaign: Campaign,
-    template: MessageTemplate,
-    *,
-    conversation_id: int,
-    recipient_id: int,
-    now: datetime,
-) -> OutboundMessage:
-    return OutboundMessage(
-        tenant_id=tenant_id,
-        conversation_id=conversation_id,
-        body=template.render(campaign.variables),
-        purpose="campaign",
-        content_sid=template.content_sid,
-        content_variables=campaign.variables,
-        category=template.category,
-        request_id=f"campaign-{campaign.pk}-{recipient_id}",
-        status=OutStatus.SENDING,  # committed before Twilio is called
-        status_updated_at=now,
-        attempts=1,
+# One statement for the batch, not a model instance per row: Django's bulk_create
+# prepared every field of every row in Python (the claim's largest cost). Columns with
+# Django-side defaults are written here, so these must follow the models' fields.
+_CONVERSATIONS_SQL = """
+INSERT INTO {table} (tenant_id, customer_id, sender_id, status, state, turn_count,
+                     created_at, updated_at)
+SELECT %(tenant)s, c, %(sender)s, %(status)s, '{{}}'::jsonb, 0, %(now)s, %(now)s
+FROM unnest(%(customers)s::bigint[]) AS c
+ON CONFLICT DO NOTHING
+"""
+_OUTBOUND_SQL = """
+WITH v AS (
+    SELECT * FROM unnest(%(recipients)s::bigint[], %(conversations)s::bigint[])
+        AS v(recipient_id, conversation_id)
+), made AS (
+    INSERT INTO {outbound} (tenant_id, conversation_id, body, purpose, content_sid,
+        content_variables, category, part_index, part_count, request_id, status, backend,
+        error_message, attempts, created_at, status_updated_at)
+    SELECT %(tenant)s, v.conversation_id, %(body)s, 'campaign', %(content_sid)s,
+        %(variables)s::jsonb, %(category)s, 0, 1, %(prefix)s::text || v.recipient_id::text,
+        %(status)s, '', '', 1, %(now)s, %(now)s
+    FROM v
+    RETURNING id, conversation_id
+)
+UPDATE {recipient} r SET outbound_id = made.id
+FROM made JOIN v USING (conversation_id)
+WHERE r.id = v.recipient_id AND r.tenant_id = %(tenant)s
+RETURNING r.id, made.id
+"""
+
+
+def _write_outbound(
+    tenant_id: UUID, campaign: Campaign, template: MessageTemplate, threads: dict[int, int]
+) -> dict[int, int]:
+    """One outbound row per recipient (recipient → conversation), committed `sending`
+    before Twilio is called, and linked to its recipient: recipient → outbound row.
+    A batch holds one recipient per customer, so the conversation pairs them."""
+    params: dict[str, Any] = {
+        "tenant": tenant_id,
+        "recipients": list(threads),
+        "conversations": list(threads.values()),
+        "body": template.render(campaign.variables),
+        "content_sid": template.content_sid,
+        "variables": json.dumps(campaign.variables),
+        "category": template.category,
+        "prefix": f"campaign-{campaign.pk}-",
+        "status": OutStatus.SENDING.value,  # committed before Twilio is called
+        "now": timezone.now(),
+    }
+    sql = _OUTBOUND_SQL.format(
+        outbound=OutboundMessage._meta.db_table, recipient=Recipient._meta.db_table
     )
-
-
-def _link(tenant_id: UUID, pairs: list[tuple[int, int]]) -> None:
-    values = ", ".join(["(%s::bigint, %s::bigint)"] * len(pairs))
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {Recipient._meta.db_table} r SET outbound_id = v.outbound "  # noqa: S608 - table names only
-            f"FROM (VALUES {values}) AS v(id, outbound) WHERE r.id = v.id AND r.tenant_id = %s",
-            [*(n for pair in pairs for n in pair), tenant_id],
-        )
+        cursor.execute(sql, params)
+        return dict(cursor.fetchall())
 
 
 # --- send -------------------------------------------------------------------------------
@@ -349,11 +365,11 @@ def _ask(item: Claimed, outgoing: OutgoingMessage, backend: WhatsAppBackend) -> 
             return Answer(item, OutStatus.PENDING, code=exc.code, error=error)
         final = OutStatus.NOT_SENT if exc.code in TEMPLATE_REFUSALS else OutStatus.FAILED
         return Answer(item, final, code=exc.code, error=error)
-    known = {choice.value for choice in OutStatus}
-    status = result.status if result.status in known else OutStatus.QUEUED
+    status = result.status if result.status in _KNOWN else OutStatus.QUEUED
     return Answer(item, status, sid=result.sid, at=timezone.now())
 
 
+_KNOWN = frozenset(OutStatus.values)
 _RECIPIENT_STATUS: dict[str, str] = {
     OutStatus.NOT_SENT: Recipient.Status.SKIPPED,
     OutStatus.FAILED: Recipient.Status.FAILED,

@@ -94,18 +94,32 @@ def apply_status_steps(tenant_id: UUID | str, form: StatusForm) -> Generator[str
     return _apply(tenant_id, form.message_sid, change)
 
 
+# Every key of a recorded group looked at in one call, and only the (rare) holds come
+# back: {position in KEYS, its held changes, ...}, each taken key deleted.
+_TAKE_HELD = """
+local found = {}
+for i, key in ipairs(KEYS) do
+  local held = redis.call('LRANGE', key, 0, -1)
+  if #held > 0 then
+    redis.call('DEL', key)
+    found[#found + 1] = i
+    found[#found + 1] = held
+  end
+end
+return found
+"""
+
+
 def release_held(tenant_id: UUID | str, sids: Iterable[str]) -> int:
     """Apply the callbacks held for `sids`, just recorded and committed; how many."""
-    keys = {sid: _held_key(tenant_id, sid) for sid in sids}
-    if not keys:
+    wanted = list(sids)
+    if not wanted:
         return 0
-    pipe = get_redis().pipeline()
-    for key in keys.values():
-        pipe.lrange(key, 0, -1)
-        pipe.delete(key)
-    replies = pipe.execute()[::2]
+    keys = [_held_key(tenant_id, sid) for sid in wanted]
+    found = get_redis().register_script(_TAKE_HELD)(keys=keys)
     applied = 0
-    for sid, held in zip(keys, replies, strict=True):
+    for position, held in zip(found[::2], found[1::2], strict=True):
+        sid = wanted[int(position) - 1]
         for raw in held:
             status, code, message = json.loads(raw)
             applied += _apply(tenant_id, sid, (status, code, message))
