@@ -370,11 +370,17 @@ def _fresh_order(turn: FlowTurn) -> OrderGetStatusOutput | None:
     return found.output if found.ok else None
 
 
-def confirm(turn: FlowTurn) -> FlowState:
+def confirm(turn: FlowTurn, applied: OrderOut | None = None) -> FlowState:
     """Show the current total and ask for an explicit yes (also after a coupon); while
-    the delivery question is open, that question again (payment never skips it)."""
+    the delivery question is open, that question again (payment never skips it).
+
+    `applied`: the order a tool wrote this very turn (a coupon on a draft, which cannot
+    be paid meanwhile), so it is not read back through order_get_status."""
     if turn.get("sales_step") in delivery.STEPS:
         return turn.reply(delivery.question(turn, str(turn.get("sales_step"))))
+    if applied is not None and applied.status == "draft":
+        turn.set(**_order_fields(applied))
+        return _ask_payment(turn, applied)
     fresh = _fresh_order(turn)
     if fresh is None:
         return turn.reply(turn.say("tool_failed"))

@@ -95,10 +95,15 @@ def mark_order_payment_pending(tenant_id: UUID | str, order_id: int) -> Order:
     """Draft -> pending_payment; already pending is a no-op (safe to call twice)."""
     # Joined by a payment starting inside the tenant's context (it fails before writing).
     with tenant_scope(tenant_id) as tid:
-        order = locked_order(tid, order_id)
-        if order.status != OrderStatus.PENDING_PAYMENT:
-            record_transition(order, OrderStatus.PENDING_PAYMENT, reason="payment started")
-        return order
+        return mark_locked_order_payment_pending(locked_order(tid, order_id))
+
+
+def mark_locked_order_payment_pending(order: Order) -> Order:
+    """The same for an order the caller already holds locked in its open transaction (a
+    payment starting has just checked it is payable): no second read of the row."""
+    if order.status != OrderStatus.PENDING_PAYMENT:
+        record_transition(order, OrderStatus.PENDING_PAYMENT, reason="payment started")
+    return order
 
 
 def mark_order_paid(tenant_id: UUID | str, order_id: int, *, payment_reference: str) -> Order:
