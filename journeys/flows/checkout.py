@@ -365,8 +365,9 @@ def _paying_phone(turn: FlowTurn) -> str | None:
     return turn.get("pay_phone") or turn.get("phone_e164")
 
 
-def _fresh_order(turn: FlowTurn) -> OrderGetStatusOutput | None:
-    found = turn.tool(ORDER_GET_STATUS, order_id=int(turn.get("order_id")))
+def _fresh_order(turn: FlowTurn, *, with_payment: bool = False) -> OrderGetStatusOutput | None:
+    order_id = int(turn.get("order_id"))
+    found = turn.tool(ORDER_GET_STATUS, order_id=order_id, with_payment=with_payment)
     return found.output if found.ok else None
 
 
@@ -446,8 +447,9 @@ def _declined(turn: FlowTurn) -> FlowState:
 
 
 def status(turn: FlowTurn, fresh: OrderGetStatusOutput | None = None) -> FlowState:
-    """Payment status read from the order record, never assumed (Property 7)."""
-    fresh = fresh or _fresh_order(turn)
+    """Payment status read from the order record, never assumed (Property 7); a `fresh`
+    order given is a paid one (confirm's), so its payment attempts are not asked for."""
+    fresh = fresh or _fresh_order(turn, with_payment=True)
     if fresh is None:
         return turn.reply(turn.say("tool_failed"))
     order = fresh.order
