@@ -40,10 +40,10 @@ def page_rows() -> dict[str, tuple[str, str, str]]:
 
 def declared() -> dict[str, tuple[str, str]]:
     """key -> (part, type) from each part's own annotations (strings: postponed)."""
-    found = {}
+    found: dict[str, tuple[str, str]] = {}
     for part in PARTS:
         for key, annotation in inspect.get_annotations(part).items():
-            found[key] = (part.__name__, getattr(annotation, "__forward_arg__", annotation))
+            found[key] = (part.__name__, str(getattr(annotation, "__forward_arg__", annotation)))
     return found
 
 
