@@ -12,33 +12,14 @@ import re
 from collections.abc import Iterable
 
 from kb import lexicon
+from tulia import words as words_data
 
 PREFIX_LEN = 5
 MAX_TERMS = 16
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
-_ENGLISH = """
-    a about am an and any are as at be been but by can could do does did for from get
-    got have has had how i if in is it its just me my no not of on or our please so than
-    that the their them then there these they this to too up us was we were what when
-    where which who whom why will with would you your yours hi hello hey thanks thank ok
-    okay want need know tell much many also its im dont long take takes took make now
-    some still really way happen happens work works should shall may might did didn
-    sure unsure
-"""
-_SWAHILI = """
-    na ya wa za la kwa ni je kama hii hiyo huo hizi hao katika kuna nini gani vipi mimi
-    wewe yeye sisi nyinyi wao yangu yako yake yetu yenu yao au lakini pia tu sana hapo
-    hapa huko pale ili kwamba ndiyo ndio hapana habari sasa naomba tafadhali asante
-    nataka ninataka nitaweza naweza nikitaka unaweza mnaweza ama wapi lini nani lenu
-    yenu zenu wenu langu liko iko ziko nifanye mtanisaidiaje baada moja nina una mna
-    tuna ipi sijui najua nitajua unajua kujua
-"""
-_SHENG = """
-    niko uko iko aje manze msee bana buda maze wasee mbona bro sis poa sawa naeza mnaeza
-    uta
-"""
-STOPWORDS = frozenset((_ENGLISH + _SWAHILI + _SHENG).split())
+# English, Swahili and Sheng: "kb_stop_words" in tulia/words.json.
+STOPWORDS = words_data.word_set("kb_stop_words")
 
 
 def words(text: str) -> list[str]:

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from payments.errors import PaymentError
 from payments.models import OPEN_STATUSES, PaymentMethod, PaymentRequest
-from tenants.models import Tenant
+from tenants.accessors import get_tenant
 
 if TYPE_CHECKING:
     from tulia.commerce.models import Order
@@ -23,7 +23,8 @@ def payable_order(tenant_id: UUID, order_id: int, method: str, confirmed: Decima
     """The locked order, if this method is on and `confirmed` is exactly its total."""
     from tulia.commerce.models import Order
 
-    if method not in Tenant.objects.get(pk=tenant_id).payment_methods:
+    # The same (briefly cached) shop settings payment_get_methods offered the method from.
+    if method not in get_tenant(tenant_id).payment_methods:
         raise PaymentError("method_not_enabled", f"this shop does not take {method}")
     order = (
         Order.objects.select_for_update(of=("self",))

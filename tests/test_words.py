@@ -14,6 +14,7 @@ from tulia.normalise import find_phrase, fold
 
 NUMBER_LISTS = frozenset({"ordinals"})
 GROUPED_LISTS = frozenset({"payment_method", "sensitive", "language_names"})
+EQUIVALENT_LISTS = frozenset({"shop_words"})
 
 
 def every_phrase_list() -> dict[str, tuple[str, ...]]:
@@ -22,6 +23,8 @@ def every_phrase_list() -> dict[str, tuple[str, ...]]:
     for name in words.names():
         if name in NUMBER_LISTS:
             found[name] = tuple(words.numbers(name))
+        elif name in EQUIVALENT_LISTS:
+            found[name] = tuple(words.equivalents(name))
         elif name in GROUPED_LISTS:
             found |= {f"{name}.{key}": got for key, got in words.grouped(name).items()}
         else:
@@ -45,7 +48,7 @@ def test_a_list_is_non_empty_folded_and_without_repeats(name: str) -> None:
 
 def test_each_language_of_a_phrase_list_has_phrases() -> None:
     for name in words.names():
-        if name in NUMBER_LISTS | GROUPED_LISTS:
+        if name in NUMBER_LISTS | GROUPED_LISTS | EQUIVALENT_LISTS:
             continue
         assert all(words.by_language(name).values()), name
         assert set(words.by_language(name)) <= set(words.LANGUAGES)
@@ -69,3 +72,35 @@ def test_a_listed_phrase_is_found_however_it_is_typed(
     phrase = data.draw(st.sampled_from(listed[1]))
     typed = f"{before}{phrase.upper()}{after}"
     assert find_phrase(typed, listed[1]) is not None
+
+
+def test_an_equivalent_is_one_folded_word() -> None:
+    for name in EQUIVALENT_LISTS:
+        for word, others in words.equivalents(name).items():
+            assert others, word
+            assert [o for o in others if fold(o) != o or " " in o] == [], word
+
+
+def test_shop_words_widen_a_search_both_ways() -> None:
+    from tulia.commerce.lexicon import expand, is_product_word
+
+    assert expand("viatu nyeusi")[:2] == ["viatu", "nyeusi"]
+    assert {"shoes", "black"} <= set(expand("viatu nyeusi"))
+    assert "raba" in expand("sneakers")  # a Sheng word found from the English one
+    assert is_product_word("sukuma")
+    assert not is_product_word("habari")
+
+
+def test_filler_words_are_not_product_words_in_a_search() -> None:
+    from tulia.commerce.lexicon import expand_groups
+
+    groups = expand_groups("nataka raba za vans for the kids")
+    assert [group[0] for group in groups] == ["raba", "vans", "kids"]
+
+
+def test_kb_stop_words_leave_only_what_the_question_is_about() -> None:
+    from kb.query_text import query_terms
+
+    assert query_terms("How do I return shoes?") == ["return", "shoes"]
+    assert query_terms("je, mnaleta mpaka Mombasa?") == ["mnaleta", "mpaka", "mombasa"]
+    assert query_terms("manze aje bro, bei gani?") == ["bei"]

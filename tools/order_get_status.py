@@ -6,6 +6,7 @@ from datetime import datetime
 
 from pydantic import Field, model_validator
 
+from payments.models import PaymentRequest
 from tenants.errors import NotFound
 from tools.contract import CustomerToolInput, Tool, ToolOutput
 from tools.schemas import OrderOut, order_out
@@ -15,6 +16,9 @@ from tulia.commerce.models import Order
 class OrderGetStatusInput(CustomerToolInput):
     order_id: int | None = Field(default=None, gt=0)
     reference: str | None = Field(default=None, min_length=4, max_length=12)
+    with_payment: bool = Field(
+        default=False, description="Also how the latest payment attempt stands, while unpaid"
+    )
 
     @model_validator(mode="after")
     def _one_key(self) -> OrderGetStatusInput:
@@ -40,6 +44,19 @@ class OrderGetStatusOutput(ToolOutput):
     status_at: datetime | None
     tracking_note: str | None
     history: list[StatusChange]
+    last_payment_status: str | None = None
+    """The latest payment attempt's status as recorded (pending, failed, cancelled,
+    timeout...) when asked `with_payment` and the order is unpaid; else None."""
+
+
+def _last_payment_status(order: Order) -> str | None:
+    # In the tool's own transaction: the payment record, never inferred (Property 7).
+    return (
+        PaymentRequest.objects.filter(tenant_id=order.tenant_id, order_id=order.pk)
+        .order_by("-created_at", "-id")
+        .values_list("status", flat=True)
+        .first()
+    )
 
 
 def run(data: OrderGetStatusInput) -> OrderGetStatusOutput:
@@ -63,6 +80,9 @@ def run(data: OrderGetStatusInput) -> OrderGetStatusOutput:
         status_at=history[-1].at if history else None,
         tracking_note=order.tracking_note or None,
         history=history,
+        last_payment_status=(
+            _last_payment_status(order) if data.with_payment and not order.paid_at else None
+        ),
     )
 
 

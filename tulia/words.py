@@ -6,10 +6,12 @@ reviewer sees all three languages in one place. Three shapes:
 
 - a phrase list: {"en": [...], "sw": [...], "sheng": [...]} ("yes", "pickup", "damage");
 - a grouped list: a name (payment method, topic, language) mapped to a phrase list;
-- a number list ("ordinals"): each language's words mapped to the number they mean.
+- a number list ("ordinals"): each language's words mapped to the number they mean;
+- an equivalents list ("shop_words"): each language's words mapped to the English
+  words that mean the same, for widening a search.
 
 Phrases are stored folded (tulia.normalise.fold) because matching folds the message
-the same way; tests/unit/test_words.py checks that, and that no list repeats a phrase.
+the same way; tests/test_words.py checks that, and that no list repeats a phrase.
 """
 
 from __future__ import annotations
@@ -88,4 +90,19 @@ def numbers(name: str) -> dict[str, int]:
             if not isinstance(number, int):
                 raise ValueError(f"{WORDS_FILE} {name}.{lang}.{word}: expected a number")
             found[word] = number
+    return found
+
+
+@cache
+def equivalents(name: str) -> dict[str, tuple[str, ...]]:
+    """An equivalents list: every language's words mapped to their English equivalents."""
+    raw = _lists()[name]
+    if not isinstance(raw, dict) or set(raw) - set(LANGUAGES):
+        raise ValueError(f"{WORDS_FILE} {name}: expected word-to-words maps per language")
+    found: dict[str, tuple[str, ...]] = {}
+    for lang in LANGUAGES:
+        for word, others in raw.get(lang, {}).items():
+            if not isinstance(others, list) or not all(isinstance(o, str) for o in others):
+                raise ValueError(f"{WORDS_FILE} {name}.{lang}.{word}: expected a list of words")
+            found[word] = tuple(others)
     return found

@@ -365,16 +365,23 @@ def _paying_phone(turn: FlowTurn) -> str | None:
     return turn.get("pay_phone") or turn.get("phone_e164")
 
 
-def _fresh_order(turn: FlowTurn) -> OrderGetStatusOutput | None:
-    found = turn.tool(ORDER_GET_STATUS, order_id=int(turn.get("order_id")))
+def _fresh_order(turn: FlowTurn, *, with_payment: bool = False) -> OrderGetStatusOutput | None:
+    order_id = int(turn.get("order_id"))
+    found = turn.tool(ORDER_GET_STATUS, order_id=order_id, with_payment=with_payment)
     return found.output if found.ok else None
 
 
-def confirm(turn: FlowTurn) -> FlowState:
+def confirm(turn: FlowTurn, applied: OrderOut | None = None) -> FlowState:
     """Show the current total and ask for an explicit yes (also after a coupon); while
-    the delivery question is open, that question again (payment never skips it)."""
+    the delivery question is open, that question again (payment never skips it).
+
+    `applied`: the order a tool wrote this very turn (a coupon on a draft, which cannot
+    be paid meanwhile), so it is not read back through order_get_status."""
     if turn.get("sales_step") in delivery.STEPS:
         return turn.reply(delivery.question(turn, str(turn.get("sales_step"))))
+    if applied is not None and applied.status == "draft":
+        turn.set(**_order_fields(applied))
+        return _ask_payment(turn, applied)
     fresh = _fresh_order(turn)
     if fresh is None:
         return turn.reply(turn.say("tool_failed"))
@@ -440,8 +447,9 @@ def _declined(turn: FlowTurn) -> FlowState:
 
 
 def status(turn: FlowTurn, fresh: OrderGetStatusOutput | None = None) -> FlowState:
-    """Payment status read from the order record, never assumed (Property 7)."""
-    fresh = fresh or _fresh_order(turn)
+    """Payment status read from the order record, never assumed (Property 7); a `fresh`
+    order given is a paid one (confirm's), so its payment attempts are not asked for."""
+    fresh = fresh or _fresh_order(turn, with_payment=True)
     if fresh is None:
         return turn.reply(turn.say("tool_failed"))
     order = fresh.order

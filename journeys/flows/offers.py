@@ -104,7 +104,8 @@ def _apply(turn: FlowTurn, code: str) -> FlowState:
         return turn.reply(coupon_result(turn.key, turn.language, total=None, reason=reason))
     out = applied.output
     done = coupon_result(turn.key, turn.language, total=out.total, currency=out.currency)
-    confirmation = checkout.confirm(turn)  # fresh total, methods, and the explicit question
+    # The applied order is this turn's fresh total; then methods and the explicit question.
+    confirmation = checkout.confirm(turn, applied=out)
     question = confirmation.get("response_text") or ""
     confirmation["response_text"] = f"{done}\n\n{question}".strip()
     return confirmation

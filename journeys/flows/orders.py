@@ -45,9 +45,11 @@ def status_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowStat
     turn.set(journey="orders", journey_step="orders.status")
     reference = parse.order_reference(turn.text)
     if reference:
-        found = turn.tool(ORDER_GET_STATUS, reference=reference)
+        found = turn.tool(ORDER_GET_STATUS, reference=reference, with_payment=True)
     else:
-        found = turn.tool(ORDER_GET_STATUS, order_id=int(state.get("order_id") or 0))
+        found = turn.tool(
+            ORDER_GET_STATUS, order_id=int(state.get("order_id") or 0), with_payment=True
+        )
     if found.ok:
         return _report(turn, found.output)
     if found.error_code in ("not_found", "invalid_input"):

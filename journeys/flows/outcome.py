@@ -1,6 +1,6 @@
 """How the last payment attempt ended, and what the customer can do next (SPEC §6).
 
-The answer is read from the payment record (`payments.queries.latest_payment`), never
+The answer is read from the payment record (order_get_status `with_payment`), never
 inferred (Property 7): paid comes from the order, and an attempt that ended unpaid
 (failed, cancelled, timed out) is told as such with a way forward that works on the
 next turn: PAY retries the same method, a number picks another one.
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from journeys.flows import lexicon, parse
 from journeys.flows.common import FlowTurn, payment_word
-from payments.queries import latest_payment
 from tools.order_get_status import OrderGetStatusOutput
 from tulia.text import format_money
 
@@ -19,12 +18,13 @@ UNPAID_ENDINGS = ("failed", "cancelled", "timeout")
 
 
 def payment_state(turn: FlowTurn, status_out: OrderGetStatusOutput) -> str:
-    """paid / pending / failed / cancelled / timeout / unknown, from the records."""
+    """paid / pending / failed / cancelled / timeout / unknown, from the records (the
+    status tool asked `with_payment`)."""
     if status_out.paid:
         return "paid"
-    latest = latest_payment(turn.ctx.tenant_id, int(status_out.order.order_id))
-    if latest is not None and latest.status in (*UNPAID_ENDINGS, "pending"):
-        return str(latest.status)
+    latest = status_out.last_payment_status
+    if latest in (*UNPAID_ENDINGS, "pending"):
+        return str(latest)
     return payment_word(status_out)
 
 

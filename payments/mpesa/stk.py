@@ -65,7 +65,7 @@ def initiate_stk_push(
     http: httpx.Client | None = None,
 ) -> PaymentRequest:
     """Idempotent per (order, attempt): the same attempt twice returns the first push."""
-    from tulia.commerce.orders import mark_order_payment_pending
+    from tulia.commerce.orders import mark_locked_order_payment_pending
 
     # Joined, not nested, when the payment tool's runner already holds this tenant's
     # context: its savepoint rolls back a failed push just the same, two statements fewer.
@@ -90,7 +90,7 @@ def initiate_stk_push(
             phone_e164="+" + msisdn,
             account_reference=_ascii_ref(order.reference, ACCOUNT_REFERENCE_MAX),
         )
-        mark_order_payment_pending(tid, order.pk)
+        mark_locked_order_payment_pending(order)  # payable_order locked it
         _push(DarajaClient(account, http=http), payment, amount, msisdn)
         return payment
 

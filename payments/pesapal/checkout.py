@@ -40,7 +40,7 @@ def create_checkout(
     http: httpx.Client | None = None,
 ) -> PaymentRequest:
     """A PesaPal order for the confirmed total; the same attempt twice returns the first."""
-    from tulia.commerce.orders import mark_order_payment_pending
+    from tulia.commerce.orders import mark_locked_order_payment_pending
 
     with tenant_context(tenant_id) as tid:
         key = f"pesapal:{order_id}:{attempt}"
@@ -77,5 +77,5 @@ def create_checkout(
             provider_reference=answer.order_tracking_id,
             redirect_url=answer.redirect_url,
         )
-        mark_order_payment_pending(tid, order.pk)
+        mark_locked_order_payment_pending(order)  # payable_order locked it
         return payment

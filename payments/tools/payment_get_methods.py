@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from uuid import UUID
 
+from django.db.models import Value
 from pydantic import Field
 
 from payments.models import MpesaAccount, PaymentMethod, PesapalAccount
@@ -13,8 +14,15 @@ from tools.contract import Tool, ToolInput, ToolOutput
 
 def _configured(tenant_id: UUID) -> set[str]:
     """Methods whose provider account exists: enabled but unconfigured is not offered."""
-    mpesa = MpesaAccount.objects.filter(tenant_id=tenant_id).exists()
-    card = PesapalAccount.objects.filter(tenant_id=tenant_id).exists()
+    # One round trip for both accounts: this tool runs on every payment question.
+    mpesa_rows = MpesaAccount.objects.filter(tenant_id=tenant_id).annotate(account=Value("mpesa"))
+    card_rows = PesapalAccount.objects.filter(tenant_id=tenant_id).annotate(account=Value("card"))
+    kinds = set(
+        mpesa_rows.values_list("account", flat=True)[:1].union(
+            card_rows.values_list("account", flat=True)[:1]
+        )
+    )
+    mpesa, card = "mpesa" in kinds, "card" in kinds
     return {
         code
         for code, ready in (

@@ -12,7 +12,7 @@ from tenants.context import tenant_context
 from tenants.models import Customer, Tenant
 from tenants.services import get_or_create_customer
 from tulia.commerce.indexing import embed_items, refresh_search_text
-from tulia.commerce.models import CatalogItem, Category, Coupon, Offer, Variant
+from tulia.commerce.models import CatalogItem, Category, Coupon, Offer, Order, Variant
 
 
 def category(tenant: Tenant, name: str) -> Category:
@@ -93,3 +93,11 @@ def offer(
 
 def payload(tenant: Tenant, **fields: Any) -> dict[str, Any]:
     return {"tenant_id": str(tenant.id), "request_id": "req-test", "conversation_id": 7, **fields}
+
+
+def mark_payment_pending(tenant_id: Any, order_id: int) -> Order:
+    """As a payment starting does: lock the tenant's order, then mark it pending."""
+    from tulia.commerce.orders import locked_order, mark_locked_order_payment_pending
+
+    with tenant_context(tenant_id) as tid:
+        return mark_locked_order_payment_pending(locked_order(tid, order_id))

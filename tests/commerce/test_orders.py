@@ -10,6 +10,7 @@ import pytest
 from tenants.context import tenant_context
 from tenants.errors import NotFound
 from tests.commerce import factories as f
+from tests.commerce.factories import mark_payment_pending
 from tulia.commerce.checkout import LineRequest, create_order
 from tulia.commerce.errors import InvalidOrderLine, OrderStateError, OutOfStock, PaymentConflict
 from tulia.commerce.lifecycle import move_order
@@ -17,7 +18,6 @@ from tulia.commerce.models import CatalogItem, Order, OrderStatus, Variant
 from tulia.commerce.orders import (
     get_order,
     mark_order_paid,
-    mark_order_payment_pending,
     order_history,
 )
 from tulia.commerce.references import new_reference, tenant_prefix
@@ -47,7 +47,7 @@ def test_order_totals_come_from_catalog(tenant, stranger) -> None:
 
 def test_mark_paid_twice_with_same_reference_changes_nothing(tenant, stranger) -> None:
     order = _order(tenant)
-    mark_order_payment_pending(tenant.id, order.pk)
+    mark_payment_pending(tenant.id, order.pk)
     first = mark_order_paid(tenant.id, order.pk, payment_reference="QK12ABC")
     again = mark_order_paid(tenant.id, order.pk, payment_reference="QK12ABC")
     assert first.status == again.status == OrderStatus.PAID
@@ -87,8 +87,8 @@ def test_cancelled_order_cannot_be_paid(tenant, stranger) -> None:
 
 def test_pending_twice_is_a_no_op(tenant, stranger) -> None:
     order = _order(tenant)
-    mark_order_payment_pending(tenant.id, order.pk)
-    mark_order_payment_pending(tenant.id, order.pk)
+    mark_payment_pending(tenant.id, order.pk)
+    mark_payment_pending(tenant.id, order.pk)
     assert len(order_history(tenant.id, order.pk)) == 2
 
 
@@ -99,7 +99,7 @@ def test_stranger_cannot_read_or_pay_the_order(tenant, stranger) -> None:
     with pytest.raises(NotFound):
         mark_order_paid(stranger.id, order.pk, payment_reference="QK12ABC")
     with pytest.raises(NotFound):
-        mark_order_payment_pending(stranger.id, order.pk)
+        mark_payment_pending(stranger.id, order.pk)
     assert get_order(tenant.id, order.pk).status == OrderStatus.DRAFT
 
 

@@ -11,12 +11,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from payments.errors import PaymentError
-from payments.models import PaymentStatus
+from payments.models import PaymentRequest, PaymentStatus
 from payments.mpesa.stk import initiate_stk_push
 from payments.outcomes import stk_outcome
-from payments.queries import latest_payment
+from tenants.context import tenant_context
 from tests.hypothesis_profiles import examples
 from tests.payments.conftest import order_of
+
+
+def latest_payment(tenant_id: object, order_id: int) -> PaymentRequest | None:
+    """The order's most recent payment attempt as recorded (what order_get_status reads)."""
+    with tenant_context(str(tenant_id)) as tid:
+        found = PaymentRequest.objects.filter(tenant_id=tid, order_id=order_id)
+        return found.order_by("-created_at", "-id").first()
+
 
 pytestmark = pytest.mark.django_db
 CODES = (0, 0, 1032, 1037, 1, 2001)

@@ -189,11 +189,11 @@ def test_stranger_cannot_price_offers_on_tenant_order(tenant, stranger, basket) 
 
 
 def test_coupon_cannot_change_an_order_awaiting_payment(tenant, basket) -> None:
-    from tulia.commerce.orders import mark_order_payment_pending
+    from tests.commerce.factories import mark_payment_pending
 
     f.offer(tenant, "KICKS10", value="10")
     order = _create(tenant, basket).unwrap()
-    mark_order_payment_pending(tenant.id, order.order_id)
+    mark_payment_pending(tenant.id, order.order_id)
     args = {"customer_id": basket["buyer"].pk, "order_id": order.order_id, "code": "KICKS10"}
     result = call_tool("order_apply_coupon", f.payload(tenant, **args))
     assert result.error_code == "invalid_order_state"

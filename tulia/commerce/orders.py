@@ -15,7 +15,7 @@ from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from tenants.accessors import get_owned, tenant_scope
+from tenants.accessors import get_owned
 from tenants.context import tenant_context
 from tenants.errors import NotFound
 from tulia.commerce.errors import OrderStateError, PaymentConflict
@@ -91,14 +91,13 @@ def record_transition(
     order.save(update_fields=fields)
 
 
-def mark_order_payment_pending(tenant_id: UUID | str, order_id: int) -> Order:
-    """Draft -> pending_payment; already pending is a no-op (safe to call twice)."""
-    # Joined by a payment starting inside the tenant's context (it fails before writing).
-    with tenant_scope(tenant_id) as tid:
-        order = locked_order(tid, order_id)
-        if order.status != OrderStatus.PENDING_PAYMENT:
-            record_transition(order, OrderStatus.PENDING_PAYMENT, reason="payment started")
-        return order
+def mark_locked_order_payment_pending(order: Order) -> Order:
+    """Draft -> pending_payment for an order the caller holds locked in its open
+    transaction (a payment starting has just checked it is payable, so the row is not
+    read twice); already pending is a no-op (safe to call twice)."""
+    if order.status != OrderStatus.PENDING_PAYMENT:
+        record_transition(order, OrderStatus.PENDING_PAYMENT, reason="payment started")
+    return order
 
 
 def mark_order_paid(tenant_id: UUID | str, order_id: int, *, payment_reference: str) -> Order:

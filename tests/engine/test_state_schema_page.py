@@ -1,0 +1,68 @@
+"""journeys/README.md's state schema page lists every key as journeys/state.py declares it."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from journeys import state
+
+README = Path(state.__file__).with_name("README.md")
+ROW = re.compile(r"^\| `(\w+)` \| `(\w+)` \| `(.+)` \| (.+) \|$")
+PARTS = (
+    state.Identity,
+    state.ShopPart,
+    state.CustomerPart,
+    state.LastTurn,
+    state.GovernancePart,
+    state.SalePart,
+    state.CheckoutPart,
+    state.SupportPart,
+    state.EscalationPart,
+    state.SessionPart,
+    state.TurnScratch,
+)
+
+
+def page_rows() -> dict[str, tuple[str, str, str]]:
+    """key -> (part, type, default) as the page's table shows them."""
+    rows = {}
+    for line in README.read_text(encoding="utf-8").splitlines():
+        found = ROW.match(line)
+        if found:
+            part, key, kind, default = found.groups()
+            rows[key] = (part, kind.replace("\\|", "|"), default)
+    return rows
+
+
+def declared() -> dict[str, tuple[str, str]]:
+    """key -> (part, type) from each part's own annotations (strings: postponed)."""
+    found: dict[str, tuple[str, str]] = {}
+    for part in PARTS:
+        for key, annotation in inspect.get_annotations(part).items():
+            found[key] = (part.__name__, str(getattr(annotation, "__forward_arg__", annotation)))
+    return found
+
+
+def shown_default(key: str, value: Any) -> str:
+    if key == "state_version":
+        return f"`STATE_VERSION` ({state.STATE_VERSION})"
+    return f"`{json.dumps(value)}`"
+
+
+def test_the_page_lists_every_key_once_with_its_part_and_type() -> None:
+    rows = page_rows()
+    assert set(rows) == state.PERSISTED_KEYS | state.SCRATCH_KEYS
+    assert {key: row[:2] for key, row in rows.items()} == declared()
+
+
+def test_the_page_shows_each_default_as_defaults_holds_it() -> None:
+    rows = page_rows()
+    for key, value in state.DEFAULTS.items():
+        assert rows[key][2] == shown_default(key, value), key
+    without = {key for key, row in rows.items() if row[2] == "from the turn"}
+    assert without == {"tenant_id", "conversation_id", "request_id"}
+    assert without.isdisjoint(state.DEFAULTS)
