@@ -118,7 +118,7 @@ def test_a_searched_page_past_the_first_shows_its_own_rows_in_order(tenant, stra
     client = login(tenant, "owner_pages")
     url = reverse("admin:commerce_catalogitem_changelist")
     first = client.get(url, {"q": "runner"})
-    third = client.get(url, {"q": "runner", "p": 3})
+    third = client.get(url, {"q": "runner", "p": "3"})
     assert [item.pk for item in first.context["cl"].result_list] == ids[:50]
     assert [item.pk for item in third.context["cl"].result_list] == ids[100:]
     text = third.content.decode()

@@ -119,10 +119,11 @@ class CappedCountPaginator(Paginator):
             return super().page(number)
         number = self.validate_number(number)
         bottom = (number - 1) * self.per_page
-        ids = list(self.object_list.values_list("pk", flat=True)[bottom : bottom + self.per_page])
+        listed: Any = self.object_list
+        ids = list(listed.values_list("pk", flat=True)[bottom : bottom + self.per_page])
         place = {pk: n for n, pk in enumerate(ids)}
         found = sorted(self.rows.filter(pk__in=ids), key=lambda row: place[row.pk])
-        return self._get_page(found, number, self)
+        return Page(found, number, self)
 
 
 def catalog_search(queryset: QuerySet[CatalogItem], term: str) -> QuerySet[CatalogItem]:
