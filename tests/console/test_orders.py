@@ -7,12 +7,15 @@ import csv
 import io
 
 import pytest
+from django.contrib import admin
+from django.contrib.admin import ModelAdmin
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
 from tests.console.conftest import login, paid_order
+from tulia.commerce.models import Order
 from tulia.commerce.orders import get_order
 
 pytestmark = pytest.mark.django_db
@@ -99,3 +102,11 @@ def test_the_order_list_filters_by_date_without_reading_every_day(tenant, strang
     midnight = timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
     today = client.get(url, {"created_at__gte": midnight.isoformat()})
     assert order.reference in today.content.decode()
+
+
+def test_a_rows_action_box_is_the_html_django_would_render(tenant, stranger) -> None:
+    """The list's per-row checkbox is written out (tenants.admin_scoping) instead of
+    rendered through widget templates: the same box, name, value and label."""
+    order = paid_order(tenant)
+    shop_admin = admin.site._registry[Order]
+    assert shop_admin.action_checkbox(order) == ModelAdmin.action_checkbox(shop_admin, order)
