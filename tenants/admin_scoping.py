@@ -11,10 +11,14 @@ from uuid import UUID
 
 from django import forms
 from django.contrib import messages
+from django.contrib.admin import helpers
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, models
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from tenants.models import Tenant, TenantMembership, TenantOwnedModel
@@ -90,6 +94,17 @@ class TenantScopedAdmin(RoleCheckedActions):
         except IntegrityError:
             messages.error(request, UNIQUE_CONFLICT)
             return HttpResponseRedirect(request.get_full_path())
+
+    def action_checkbox(self, obj: Any) -> SafeString:
+        # Django renders each row's box through the form widget templates: a sixth of a
+        # 50-row list's CPU time. The same HTML, written out.
+        label = format_html(gettext("Select this object for an action - {}"), str(obj))
+        return format_html(
+            '<input type="checkbox" name="{}" value="{}" class="action-select" aria-label="{}">',
+            helpers.ACTION_CHECKBOX_NAME,
+            str(obj.pk),
+            label,
+        )
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         if not request.user.is_superuser:

@@ -153,6 +153,18 @@ def test_order_and_settings_pages_fit_390_px(
     assert horizontal_overflow(phone_page) == 0
 
 
+def test_resolve_page_with_refund_form_fits_390_px(
+    phone_page: Page, live_server: Any, tenant: Any, morning: Any
+) -> None:
+    """The owner's refund form (amount, reason, button) stays inside a phone's width."""
+    sign_in(phone_page, live_server, "wanjiru")
+    phone_page.goto(f"{live_server.url}/admin/payments/paymenttoreconcile/")
+    phone_page.click("#result_list a:has-text('resolve')")
+    expect(phone_page.locator("form.refund-money")).to_be_visible()
+    expect(phone_page.locator("table.suggestions")).to_contain_text("KIKC-7Y2P")
+    assert horizontal_overflow(phone_page) == 0
+
+
 def test_the_screenshot_command_writes_each_page(
     live_server: Any, tenant: Any, morning: Any, tmp_path: Any
 ) -> None:

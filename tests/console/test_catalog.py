@@ -94,3 +94,35 @@ def test_admin_search_finds_by_word_prefix_and_exact_code(tenant, stranger) -> N
     assert "Air Max 90" in client.get(url, {"q": "air ma"}).content.decode()
     assert "Air Max 90" in client.get(url, {"q": shoe.sku}).content.decode()
     assert "Air Max 90" not in client.get(url, {"q": "sukuma"}).content.decode()
+
+
+def _runners(tenant, count: int, prefix: str) -> list[int]:
+    with tenant_context(tenant.id) as tid:
+        items = CatalogItem.objects.bulk_create(
+            CatalogItem(
+                tenant_id=tid, sku=f"{prefix}{n}", name=f"{prefix} runner {n}", price=1000 + n,
+                search_text=f"{prefix.lower()} runner {n}",
+            )
+            for n in range(count)
+        )  # fmt: skip
+        Variant.objects.create(tenant_id=tid, item=items[0], sku="R0-41", stock=4,
+                               attributes={"size": "41"})  # fmt: skip
+    return sorted((item.pk for item in items), reverse=True)
+
+
+def test_a_searched_page_past_the_first_shows_its_own_rows_in_order(tenant, stranger) -> None:
+    """Long lists read a page's ids, then its rows by id (admin_catalog.CappedCountPaginator):
+    the rows, their order, their columns and the shop's own products must stay the same."""
+    ids = _runners(tenant, 120, "Kicks")
+    _runners(stranger, 60, "Other")
+    client = login(tenant, "owner_pages")
+    url = reverse("admin:commerce_catalogitem_changelist")
+    first = client.get(url, {"q": "runner"})
+    third = client.get(url, {"q": "runner", "p": "3"})
+    assert [item.pk for item in first.context["cl"].result_list] == ids[:50]
+    assert [item.pk for item in third.context["cl"].result_list] == ids[100:]
+    text = third.content.decode()
+    assert "Kicks runner 0" in text
+    assert "4 (1 sizes)" in text
+    assert "Other runner" not in first.content.decode() + text
+    assert first.context["cl"].result_count == 120

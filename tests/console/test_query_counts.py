@@ -25,7 +25,7 @@ UNMATCHED = """{"TransactionType": "Pay Bill", "TransID": "TQC%05d", "TransTime"
 # Page → most queries it may take (measured, then pinned).
 PINS = {
     "home": 34,
-    "order list": 27,
+    "order list": 26,
     "order page": 28,
     "product list": 26,
     "product search": 26,

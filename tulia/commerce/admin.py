@@ -148,6 +148,13 @@ class CatalogItemAdmin(TenantScopedAdmin):
         shown = super().get_list_display(request)
         return (*shown, "embedding_model") if request.user.is_superuser else shown
 
+    def get_paginator(
+        self, request: HttpRequest, queryset: QuerySet[CatalogItem], per_page: int,
+        orphans: int = 0, allow_empty_first_page: bool = True,
+    ) -> CappedCountPaginator:  # fmt: skip
+        rows = self.get_queryset(request).select_related(*self.list_select_related)
+        return CappedCountPaginator(queryset, per_page, orphans, allow_empty_first_page, rows=rows)
+
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[CatalogItem], search_term: str
     ) -> tuple[QuerySet[CatalogItem], bool]:
@@ -277,9 +284,10 @@ class OrderAdmin(TenantScopedAdmin):
         "created_at",
     )  # fmt: skip
     list_select_related = ("customer",)
-    list_filter = (TodoFilter, "status", "fulfilment", "refund_due")
+    # Dates as a list filter (today, past 7 days, this month, this year): it costs no
+    # query, where date_hierarchy read every distinct day of 10,000 orders per page.
+    list_filter = (TodoFilter, "status", "created_at", "fulfilment", "refund_due")
     search_fields = ("reference", "customer__phone_e164", "payment_reference")
-    date_hierarchy = "created_at"
     # 50 rows read well on a phone and halve the page's rendering; one count, not two.
     list_per_page = 50
     show_full_result_count = False

@@ -12,7 +12,7 @@ from urllib.parse import urljoin
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage"]
-VIEWPORTS = {"1366": {"width": 1366, "height": 900}, "390": {"width": 390, "height": 844}}
+WIDTHS = (1366, 390)
 PAGES = {
     "home": "/admin/",
     "orders": "/admin/commerce/order/",
@@ -22,14 +22,18 @@ PAGES = {
 }
 
 
-def shoot(base_url: str, username: str, password: str, out: Path, label: str) -> list[Path]:
+def shoot(
+    base_url: str, username: str, password: str, out: Path, label: str,
+    *, widths: tuple[int, ...] = WIDTHS,
+) -> list[Path]:  # fmt: skip
     from playwright.sync_api import sync_playwright
 
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        for width, viewport in VIEWPORTS.items():
+        for width in widths:
+            viewport = {"width": width, "height": 900 if width > 600 else 844}
             context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
             page = context.new_page()
             _sign_in(page, base_url, username, password)

@@ -21,6 +21,9 @@ class Command(BaseCommand):
         parser.add_argument("--password", required=True)
         parser.add_argument("--label", default="console")
         parser.add_argument("--out", default=str(Path(settings.BASE_DIR) / "docs" / "screenshots"))
+        parser.add_argument(
+            "--widths", default="1366,390", help="viewport widths in CSS px, comma-separated"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         written = shoot(
@@ -29,6 +32,7 @@ class Command(BaseCommand):
             options["password"],
             Path(options["out"]),
             options["label"],
+            widths=tuple(int(width) for width in options["widths"].split(",")),
         )
         for path in written:
             self.stdout.write(str(path))
