@@ -9,5 +9,6 @@ Adding a tool:
 2. one line in `tools.registry.TOOL_MODULES`.
 
 Call tools with `tools.runner.call_tool(name, payload)` (never raises, always audited in
-`ToolCall`), or give them to an LLM with `tools.langchain_adapter.langchain_tools(context)`.
+`ToolCall`). The LLM is never handed tools: it phrases and classifies, and every business
+fact it sees was fetched by a flow through a tool first.
 """

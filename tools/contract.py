@@ -15,9 +15,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tulia.errors import DomainError
 
-# Fields a model never chooses: the LangChain adapter fills them from the run context.
-IDENTITY_FIELDS = frozenset({"tenant_id", "request_id", "conversation_id", "customer_id"})
-
 
 class ToolInput(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)

@@ -6,7 +6,6 @@ import pytest
 
 from tenants.context import tenant_context
 from tests.commerce import factories as f
-from tools.contract import IDENTITY_FIELDS
 from tools.models import ToolCall
 from tools.registry import TOOL_MODULES, all_tools, get_tool
 from tools.runner import call_tool
@@ -151,7 +150,3 @@ def test_unknown_tool_is_an_error_not_an_exception(tenant) -> None:
 def test_unknown_tenant_is_not_found(db) -> None:
     result = call_tool("tenant_get_context", f.payload(type("T", (), {"id": "0" * 32})()))
     assert result.error_code == "not_found"
-
-
-def test_identity_fields_are_the_ones_the_adapter_hides() -> None:
-    assert {"tenant_id", "request_id", "conversation_id", "customer_id"} == IDENTITY_FIELDS
