@@ -12,6 +12,7 @@ from tests.gateway.test_worker import wait_for
 from tulia.conversations import locks, pipeline
 from tulia.conversations.models import Conversation, InboundMessage, OutboundMessage
 from tulia.conversations.turns import TurnOutput
+from tulia.redis_client import get_redis
 
 pytestmark = pytest.mark.django_db
 
@@ -52,7 +53,7 @@ def test_a_worker_paused_past_its_lease_cannot_write_its_turn(
         late = pipeline.claim_batch(*thread, paused)
         assert late is not None
         # While the worker is paused its lease runs out, as a stopped process's would.
-        locks.redis_client().delete(locks.lock_key(tenant.id, *parts))
+        get_redis().delete(locks.lock_key(tenant.id, *parts))
         with locks.hold(tenant.id, *parts) as taken_over:
             assert taken_over.acquired
             retried = pipeline.claim_batch(*thread, taken_over)
@@ -78,7 +79,7 @@ def test_a_lost_lease_ends_the_drain_without_an_error(post_signed, tenant, setti
     message = _stored_message(post_signed, tenant.id)
     parts = pipeline.thread_lock(message.sender_id, message.from_e164)
     with locks.hold(tenant.id, *parts) as lease:
-        locks.redis_client().delete(locks.lock_key(tenant.id, *parts))
+        get_redis().delete(locks.lock_key(tenant.id, *parts))
         assert pipeline._drain(lease, tenant.id, message.sender_id, message.from_e164) == 0
     assert _replies(tenant.id) == []
     with tenant_context(tenant.id):

@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 
 from tenants.keys import tenant_key
-from tulia.conversations.locks import redis_client
 from tulia.conversations.turns import TurnInput, TurnOutput
+from tulia.redis_client import get_redis
 
 
 def echo(turn: TurnInput) -> TurnOutput:
@@ -19,13 +19,13 @@ def echo(turn: TurnInput) -> TurnOutput:
         _enter(tenant_key(turn.tenant_id, "test", "active", scope), turn, scope)
     time.sleep(float(os.environ.get("TEST_ECHO_DELAY", "0.05")))
     for scope in scopes:
-        redis_client().decr(tenant_key(turn.tenant_id, "test", "active", scope))
+        get_redis().decr(tenant_key(turn.tenant_id, "test", "active", scope))
     texts = " + ".join(message.text for message in turn.messages)
     return TurnOutput(replies=[f"echo: {texts}"])
 
 
 def _enter(active: str, turn: TurnInput, scope: object) -> None:
-    client = redis_client()
+    client = get_redis()
     overlap = tenant_key(turn.tenant_id, "test", "max-overlap", scope)
     now_active = client.incr(active)
     client.set(overlap, max(int(client.get(overlap) or 0), now_active))

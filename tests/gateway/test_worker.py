@@ -12,8 +12,8 @@ import pytest
 from tenants.context import tenant_context
 from tenants.keys import tenant_key
 from tulia.celery import app as celery_app
-from tulia.conversations.locks import redis_client
 from tulia.conversations.models import Conversation, InboundMessage, OutboundMessage
+from tulia.redis_client import get_redis
 from tulia.whatsapp import sweeper
 
 from .conftest import event, running_worker
@@ -62,7 +62,7 @@ def echo_turns(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _max_overlap(tenant_id, scope: object) -> int:
     key = tenant_key(tenant_id, "test", "max-overlap", scope)
-    return int(redis_client().get(key) or 0)
+    return int(get_redis().get(key) or 0)
 
 
 def test_three_quick_messages_get_one_reply(

@@ -14,7 +14,6 @@ database, not the clock, decides who wrote last. Keys are tenant-prefixed (SPEC 
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 import threading
 import uuid
@@ -23,12 +22,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from uuid import UUID
 
-import redis
 from django.conf import settings
 from redis.exceptions import LockError, RedisError
 from redis.lock import Lock
 
 from tenants.keys import tenant_key
+from tulia.redis_client import get_redis
 
 logger = logging.getLogger(__name__)
 # Renewals per lease: a lease survives a stall of three quarters of its length.
@@ -39,18 +38,13 @@ def lease_seconds() -> float:
     return float(settings.TULIA_TURN_LOCK_LEASE)
 
 
-@functools.cache
-def redis_client() -> redis.Redis:
-    return redis.Redis.from_url(settings.REDIS_URL)
-
-
 def lock_key(tenant_id: UUID | str, *parts: object) -> str:
     return tenant_key(tenant_id, "lock", *parts)
 
 
 def is_held(tenant_id: UUID | str, *parts: object) -> bool:
     """Whether anyone holds the lease now (the sweeper's test for a dead holder)."""
-    return bool(redis_client().exists(lock_key(tenant_id, *parts)))
+    return bool(get_redis().exists(lock_key(tenant_id, *parts)))
 
 
 @dataclass
@@ -103,7 +97,7 @@ def hold(tenant_id: UUID | str, *parts: object) -> Iterator[Lease]:
     """Try once to take the lease and renew it until the block ends; check `acquired`."""
     seconds = lease_seconds()
     # Not thread-local: the heartbeat thread renews with the token the caller took.
-    lock = redis_client().lock(lock_key(tenant_id, *parts), timeout=seconds, thread_local=False)
+    lock = get_redis().lock(lock_key(tenant_id, *parts), timeout=seconds, thread_local=False)
     token = uuid.uuid4().hex
     lease = Lease(acquired=bool(lock.acquire(blocking=False, token=token)), token=token, _lock=lock)
     if not lease.acquired:

@@ -26,6 +26,7 @@ from uuid import UUID
 from redis.exceptions import RedisError
 
 from tulia.conversations import locks
+from tulia.redis_client import get_redis
 
 logger = logging.getLogger(__name__)
 # Renew each key still holding our token; answers how many did.
@@ -65,9 +66,7 @@ class BatchLease:
             return
         keys = list(self.held.values())
         try:
-            kept = int(
-                locks.redis_client().eval(_RENEW, len(keys), *keys, self.token, milliseconds)
-            )
+            kept = int(get_redis().eval(_RENEW, len(keys), *keys, self.token, milliseconds))
         except RedisError:
             # As with a single lease: the keys may still stand; a send after a real loss
             # is caught by the in-doubt lookup, never by resending blindly.
@@ -81,7 +80,7 @@ class BatchLease:
 def _take(tenant_id: UUID, conversation_ids: Iterable[int], token: str, ms: int) -> dict[int, str]:
     ids = list(dict.fromkeys(conversation_ids))
     keys = [locks.lock_key(tenant_id, "send", conversation_id) for conversation_id in ids]
-    pipe = locks.redis_client().pipeline(transaction=False)
+    pipe = get_redis().pipeline(transaction=False)
     for key in keys:
         pipe.set(key, token, nx=True, px=ms)
     taken = pipe.execute()
@@ -118,4 +117,4 @@ def hold_many(tenant_id: UUID, conversation_ids: Iterable[int]) -> Iterator[Batc
         keys = list(lease.held.values())
         if keys:
             with contextlib.suppress(RedisError):
-                locks.redis_client().eval(_RELEASE, len(keys), *keys, token)
+                get_redis().eval(_RELEASE, len(keys), *keys, token)

@@ -32,6 +32,7 @@ from tenants.keys import tenant_key
 from tulia.conversations import locks
 from tulia.conversations.models import InboundMessage, OutboundMessage
 from tulia.conversations.pipeline import thread_lock
+from tulia.redis_client import get_redis
 from tulia.whatsapp import dispatch, reconcile
 
 SWEEP_LIMIT = 500
@@ -80,7 +81,7 @@ def _enqueue_once_per_gap(
     """Enqueue unless this thread or conversation was re-enqueued within the gap; a
     failed enqueue (broker down) leaves it due for the next sweep."""
     key = tenant_key(tenant_id, "swept", *parts)
-    client = locks.redis_client()
+    client = get_redis()
     if not client.set(key, 1, nx=True, ex=REENQUEUE_GAP_SECONDS):
         return False
     if not enqueue(tenant_id, pk):
@@ -144,7 +145,7 @@ def _stalled_outbound() -> list[tuple[UUID, int]]:
 
 
 def sweep() -> SweepResult:
-    client = locks.redis_client()
+    client = get_redis()
     if not client.set(SWEEP_LOCK, 1, nx=True, ex=SWEEP_LOCK_SECONDS):
         return SweepResult(inbound_threads=0, outbound_conversations=0)  # one is running
     try:
