@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from journeys.flows.common import refusal
+from payments.errors import NotConfigured, ProviderError
+from payments.reconcile import ReconcileError
 from tenants.errors import NotFound
 from tools.contract import ToolFailure
 from tools.errors import error_for
@@ -19,6 +21,9 @@ ERRORS = [
     NotFound("item 5 not found"),
     IllegalTransition("the conversation is closed"),
     ToolFailure("unavailable", "provider down", retryable=True),
+    ProviderError("provider_unavailable", "daraja answered 503", retryable=True),
+    NotConfigured("no M-Pesa account for this shop"),
+    ReconcileError("the order is already paid"),
 ]
 
 

@@ -1,23 +1,11 @@
-"""What the four payment tools share: the customer's own order, errors as ToolFailure."""
+"""What the payment tools share: the customer's own order. Their PaymentErrors are
+domain errors, mapped to tool errors once in tools.errors."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from uuid import UUID
 
-from payments.errors import PaymentError
 from tenants.errors import NotFound
-from tools.contract import ToolFailure
-
-
-@contextmanager
-def payment_errors() -> Iterator[None]:
-    """Refusals and provider failures come back as structured tool errors."""
-    try:
-        yield
-    except PaymentError as exc:
-        raise ToolFailure(exc.code, exc.message, retryable=exc.retryable) from exc
 
 
 def customers_order_id(tenant_id: UUID, customer_id: int, order_id: int) -> int:

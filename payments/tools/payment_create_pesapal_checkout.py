@@ -7,7 +7,7 @@ from decimal import Decimal
 from pydantic import Field
 
 from payments.pesapal.checkout import create_checkout
-from payments.tools._common import customers_order_id, payment_errors
+from payments.tools._common import customers_order_id
 from tools.contract import CustomerToolInput, Tool, ToolOutput
 
 
@@ -26,13 +26,12 @@ class PaymentCreatePesapalCheckoutOutput(ToolOutput):
 
 def run(data: PaymentCreatePesapalCheckoutInput) -> PaymentCreatePesapalCheckoutOutput:
     order_id = customers_order_id(data.tenant_id, data.customer_id, data.order_id)
-    with payment_errors():
-        payment = create_checkout(
-            data.tenant_id,
-            order_id,
-            confirmed_amount=Decimal(data.confirmed_amount_kes),
-            attempt=data.attempt,
-        )
+    payment = create_checkout(
+        data.tenant_id,
+        order_id,
+        confirmed_amount=Decimal(data.confirmed_amount_kes),
+        attempt=data.attempt,
+    )
     return PaymentCreatePesapalCheckoutOutput(
         payment_id=payment.pk,
         status=payment.status,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from payments.mpesa.c2b import c2b_instructions
-from payments.tools._common import customers_order_id, payment_errors
+from payments.tools._common import customers_order_id
 from tools.contract import CustomerToolInput, Tool, ToolOutput
 
 
@@ -23,8 +23,7 @@ class PaymentGetC2BInstructionsOutput(ToolOutput):
 
 def run(data: PaymentGetC2BInstructionsInput) -> PaymentGetC2BInstructionsOutput:
     order_id = customers_order_id(data.tenant_id, data.customer_id, data.order_id)
-    with payment_errors():
-        found = c2b_instructions(data.tenant_id, order_id)
+    found = c2b_instructions(data.tenant_id, order_id)
     return PaymentGetC2BInstructionsOutput(
         kind=found.kind,
         business_number=found.business_number,

@@ -7,7 +7,7 @@ from decimal import Decimal
 from pydantic import Field
 
 from payments.mpesa.stk import initiate_stk_push
-from payments.tools._common import customers_order_id, payment_errors
+from payments.tools._common import customers_order_id
 from tools.contract import CustomerToolInput, Tool, ToolOutput
 
 
@@ -29,14 +29,13 @@ class PaymentInitiateStkPushOutput(ToolOutput):
 
 def run(data: PaymentInitiateStkPushInput) -> PaymentInitiateStkPushOutput:
     order_id = customers_order_id(data.tenant_id, data.customer_id, data.order_id)
-    with payment_errors():
-        payment = initiate_stk_push(
-            data.tenant_id,
-            order_id,
-            confirmed_amount=Decimal(data.confirmed_amount_kes),
-            attempt=data.attempt,
-            phone=data.phone,
-        )
+    payment = initiate_stk_push(
+        data.tenant_id,
+        order_id,
+        confirmed_amount=Decimal(data.confirmed_amount_kes),
+        attempt=data.attempt,
+        phone=data.phone,
+    )
     return PaymentInitiateStkPushOutput(
         payment_id=payment.pk,
         status=payment.status,
