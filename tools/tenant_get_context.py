@@ -28,6 +28,7 @@ class TenantGetContextOutput(ToolOutput):
     timezone: str
     escalation_rules: dict[str, Any]
     handoff: dict[str, Any]
+    compliance: dict[str, Any]  # opt-out words and notices: the conversation honours them
 
 
 def run(data: TenantGetContextInput) -> TenantGetContextOutput:
@@ -47,6 +48,7 @@ def run(data: TenantGetContextInput) -> TenantGetContextOutput:
         timezone=tenant.timezone,
         escalation_rules=dict(tenant.escalation_rules),
         handoff=dict(tenant.handoff),
+        compliance=tenant.compliance_settings.model_dump(mode="json"),
     )
 
 

@@ -67,7 +67,7 @@ def _tenant_fields(out: TenantGetContextOutput) -> dict[str, Any]:
         "catalog_link_base": out.catalog_link_base or None,
         "payments_enabled": dict.fromkeys(out.payment_methods, True),
         # The tenant's JSON settings, as JSON (the state is stored as JSON).
-        **out.model_dump(mode="json", include={"handoff", "escalation_rules"}),
+        **out.model_dump(mode="json", include={"handoff", "escalation_rules", "compliance"}),
     }
 
 
@@ -83,9 +83,10 @@ def _customer_fields(out: CustomerGetOrCreateOutput) -> dict[str, Any]:
 def load_context(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     """Tenant persona and customer preferences from their tools; on failure, last turn's.
 
-    The tenant's settings are read once per turn from the accessor (cached per process,
-    dropped whenever the row is saved); the persona tool is asked only when they changed
-    since the state's copy, so an unchanged shop costs no tool call (and no audit row)."""
+    Only the shop row's version is read here, from the accessor (cached per process,
+    dropped whenever the row is saved); the settings themselves, compliance included,
+    come from the persona tool, asked only when the version changed since the state's
+    copy, so an unchanged shop costs no tool call (and no audit row)."""
     turn = FlowTurn(state, ctx)
     try:
         tenant = get_tenant(ctx.tenant_id)
@@ -96,8 +97,6 @@ def load_context(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowSta
         shop = turn.tool(TENANT_GET_CONTEXT, customer=False, routine=True)
         if shop.ok:
             turn.set(**_tenant_fields(shop.output), shop_version=version)
-    # tenant_get_context does not carry the compliance settings (opt-out words).
-    turn.set(compliance=tenant.compliance_settings.model_dump(mode="json"))
     if state.get("phone_e164"):
         phone = state["phone_e164"]
         person = turn.tool(CUSTOMER_GET_OR_CREATE, customer=False, routine=True, phone=phone)
