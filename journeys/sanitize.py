@@ -11,12 +11,11 @@ intact for the deterministic classifiers; the flags record what was removed.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
-MAX_INBOUND_CHARS = 1000
+from tulia.normalise import visible
 
-_KEEP_CONTROLS = {"\n", "\t"}
+MAX_INBOUND_CHARS = 1000
 
 # Each pattern is one family of injection attempts; the name is what gets logged.
 _INJECTION_PATTERNS: dict[str, re.Pattern[str]] = {
@@ -60,16 +59,6 @@ class SanitizedText:
         return bool(self.injection_flags)
 
 
-def _strip_invisible(text: str) -> str:
-    """Drop control (Cc) and format (Cf: zero-width, bidi overrides) characters."""
-    kept = (
-        ch
-        for ch in unicodedata.normalize("NFC", text)
-        if ch in _KEEP_CONTROLS or unicodedata.category(ch) not in {"Cc", "Cf", "Co", "Cs"}
-    )
-    return "".join(kept)
-
-
 def _cut_injections(text: str) -> tuple[str, tuple[str, ...]]:
     flags = []
     for name, pattern in _INJECTION_PATTERNS.items():
@@ -80,7 +69,7 @@ def _cut_injections(text: str) -> tuple[str, tuple[str, ...]]:
 
 
 def sanitize_inbound(raw: str, max_chars: int = MAX_INBOUND_CHARS) -> SanitizedText:
-    text = _strip_invisible(raw)
+    text = visible(raw)  # format characters too: a zero-width one hides a word
     truncated = len(text) > max_chars
     text = text[:max_chars]
     text, flags = _cut_injections(text)

@@ -39,6 +39,31 @@ def find_phrase(text: str, phrases: Iterable[str]) -> str | None:
     return None
 
 
+# Bidirectional overrides can make a message display differently from what it says.
+_BIDI_CONTROLS = frozenset(chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A)))
+
+
+def visible(text: str, *, keep_format: bool = False) -> str:
+    """NFC text without control, surrogate and private-use characters, nor bidi overrides.
+
+    Other format characters (zero-width joiners, Cf) are dropped too unless `keep_format`:
+    the gateway keeps them (emoji sequences use ZWJ) for what staff read, while the
+    engine drops them, since a zero-width character inside a word hides it from matching.
+    """
+    kept = []
+    for ch in unicodedata.normalize("NFC", text):
+        if ch in "\n\t":
+            kept.append(ch)
+            continue
+        category = unicodedata.category(ch)
+        if ch in _BIDI_CONTROLS or category in ("Cc", "Cs", "Co"):
+            continue
+        if category == "Cf" and not keep_format:
+            continue
+        kept.append(ch)
+    return "".join(kept)
+
+
 def printable(text: str) -> str:
     """Drop control characters (NUL cannot be stored in PostgreSQL text or jsonb)."""
     return "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch)[0] != "C")

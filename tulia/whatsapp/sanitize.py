@@ -8,25 +8,10 @@ neutralising happens later, in the conversation engine.
 
 from __future__ import annotations
 
-import unicodedata
+from tulia.normalise import visible
 
 MAX_TEXT_LENGTH = 4096  # WhatsApp's own limit for a text message
-_KEEP = {"\n", "\t"}
-# Bidirectional overrides can make a message display differently from what it says.
-_BIDI_CONTROLS = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
-
-
-def _allowed(char: str) -> bool:
-    if char in _KEEP:
-        return True
-    if char in _BIDI_CONTROLS:
-        return False
-    category = unicodedata.category(char)
-    # Cc: control characters. Cf is kept apart from bidi controls: emoji use ZWJ (Cf).
-    return category not in ("Cc", "Cs", "Co")
 
 
 def clean_text(raw: str, limit: int = MAX_TEXT_LENGTH) -> str:
-    text = unicodedata.normalize("NFC", raw)
-    text = "".join(char for char in text if _allowed(char))
-    return text.strip()[:limit]
+    return visible(raw, keep_format=True).strip()[:limit]
