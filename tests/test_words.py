@@ -15,6 +15,7 @@ from tulia.normalise import find_phrase, fold
 NUMBER_LISTS = frozenset({"ordinals"})
 GROUPED_LISTS = frozenset({"payment_method", "sensitive", "language_names"})
 EQUIVALENT_LISTS = frozenset({"shop_words"})
+SYNONYM_LISTS = frozenset({"support_words"})
 
 
 def every_phrase_list() -> dict[str, tuple[str, ...]]:
@@ -25,6 +26,8 @@ def every_phrase_list() -> dict[str, tuple[str, ...]]:
             found[name] = tuple(words.numbers(name))
         elif name in EQUIVALENT_LISTS:
             found[name] = tuple(words.equivalents(name))
+        elif name in SYNONYM_LISTS:
+            found |= {f"{name}.{i}": got for i, got in enumerate(words.synonyms(name))}
         elif name in GROUPED_LISTS:
             found |= {f"{name}.{key}": got for key, got in words.grouped(name).items()}
         else:
@@ -48,7 +51,7 @@ def test_a_list_is_non_empty_folded_and_without_repeats(name: str) -> None:
 
 def test_each_language_of_a_phrase_list_has_phrases() -> None:
     for name in words.names():
-        if name in NUMBER_LISTS | GROUPED_LISTS | EQUIVALENT_LISTS:
+        if name in NUMBER_LISTS | GROUPED_LISTS | EQUIVALENT_LISTS | SYNONYM_LISTS:
             continue
         assert all(words.by_language(name).values()), name
         assert set(words.by_language(name)) <= set(words.LANGUAGES)
@@ -104,3 +107,12 @@ def test_kb_stop_words_leave_only_what_the_question_is_about() -> None:
     assert query_terms("How do I return shoes?") == ["return", "shoes"]
     assert query_terms("je, mnaleta mpaka Mombasa?") == ["mnaleta", "mpaka", "mombasa"]
     assert query_terms("manze aje bro, bei gani?") == ["bei"]
+
+
+def test_support_words_are_equivalent_both_ways_across_languages() -> None:
+    from kb.lexicon import equivalents
+
+    assert "return" in equivalents("kurudisha")
+    assert "kurudisha" in equivalents("return")
+    assert "cbd" in equivalents("tao")
+    assert equivalents("tao") == equivalents("tao") - {"tao"}  # never itself

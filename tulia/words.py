@@ -8,7 +8,9 @@ reviewer sees all three languages in one place. Three shapes:
 - a grouped list: a name (payment method, topic, language) mapped to a phrase list;
 - a number list ("ordinals"): each language's words mapped to the number they mean;
 - an equivalents list ("shop_words"): each language's words mapped to the English
-  words that mean the same, for widening a search.
+  words that mean the same, for widening a search;
+- a synonym list ("support_words"): groups of words in any of the languages that all
+  mean the same, since customers mix the three in one sentence.
 
 Phrases are stored folded (tulia.normalise.fold) because matching folds the message
 the same way; tests/test_words.py checks that, and that no list repeats a phrase.
@@ -106,3 +108,15 @@ def equivalents(name: str) -> dict[str, tuple[str, ...]]:
                 raise ValueError(f"{WORDS_FILE} {name}.{lang}.{word}: expected a list of words")
             found[word] = tuple(others)
     return found
+
+
+@cache
+def synonyms(name: str) -> tuple[tuple[str, ...], ...]:
+    """A synonym list: groups of words (any language) that mean the same thing."""
+    raw = _lists()[name]
+    if not isinstance(raw, list) or not all(
+        isinstance(group, list) and len(group) > 1 and all(isinstance(w, str) for w in group)
+        for group in raw
+    ):
+        raise ValueError(f"{WORDS_FILE} {name}: expected groups of two or more words")
+    return tuple(tuple(group) for group in raw)
