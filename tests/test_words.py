@@ -87,8 +87,9 @@ def test_an_equivalent_is_one_folded_word() -> None:
 def test_shop_words_widen_a_search_both_ways() -> None:
     from tulia.commerce.lexicon import expand, is_product_word
 
-    assert expand("viatu nyeusi")[:2] == "viatu nyeusi".split()
-    assert {"shoes", "black"} <= set(expand("viatu nyeusi"))
+    phrase = "viatu nyeusi"
+    assert expand(phrase)[:2] == phrase.split()
+    assert {"shoes", "black"} <= set(expand(phrase))
     assert "raba" in expand("sneakers")  # a Sheng word found from the English one
     assert is_product_word("sukuma")
     assert not is_product_word("habari")
