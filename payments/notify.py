@@ -18,6 +18,7 @@ from tenants.context import tenant_context
 from tenants.errors import NotFound
 from tenants.models import Tenant
 from tulia.conversations.models import Conversation
+from tulia.conversations.services import answered_language
 
 logger = logging.getLogger("tulia.payments")
 
@@ -52,8 +53,7 @@ def _chat_language(payment: PaymentRequest) -> str | None:
         .values_list("state", flat=True)
         .first()
     ) or {}
-    language = state.get("last_language") or state.get("response_language")
-    return str(language) if language else None
+    return answered_language(state)
 
 
 def _shillings(amount: Decimal) -> str:

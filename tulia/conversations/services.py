@@ -6,6 +6,8 @@ the winner's row.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
 from uuid import UUID
 
 from django.db import IntegrityError, transaction
@@ -88,5 +90,10 @@ def notice_language(tenant_id: UUID | str, customer_id: int) -> str:
             .values_list("state", flat=True)
             .first()
         ) or {}
-    chat = state.get("last_language") or state.get("response_language")
-    return language_of(chat or get_tenant(tid).default_language)
+    return language_of(answered_language(state) or get_tenant(tid).default_language)
+
+
+def answered_language(state: Mapping[str, Any]) -> str | None:
+    """The language a conversation was last answered in, from its stored state."""
+    language = state.get("last_language") or state.get("response_language")
+    return str(language) if language else None
