@@ -17,9 +17,12 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Generator, Iterable
+from functools import cache
 from uuid import UUID
 
 from django.utils import timezone
+from redis import Redis
+from redis.commands.core import Script
 
 from tenants.context import tenant_context
 from tenants.keys import tenant_key
@@ -110,13 +113,19 @@ return found
 """
 
 
+@cache
+def _take_held_script(client: Redis) -> Script:
+    # Registered once per client (clients are pooled per URL), not on every release.
+    return client.register_script(_TAKE_HELD)
+
+
 def release_held(tenant_id: UUID | str, sids: Iterable[str]) -> int:
     """Apply the callbacks held for `sids`, just recorded and committed; how many."""
     wanted = list(sids)
     if not wanted:
         return 0
     keys = [_held_key(tenant_id, sid) for sid in wanted]
-    found = get_redis().register_script(_TAKE_HELD)(keys=keys)
+    found = _take_held_script(get_redis())(keys=keys)
     applied = 0
     for position, held in zip(found[::2], found[1::2], strict=True):
         sid = wanted[int(position) - 1]
