@@ -17,6 +17,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from kb import limits
+from tulia.errors import DomainError
 
 if TYPE_CHECKING:
     from pypdf import PdfReader
@@ -26,8 +27,10 @@ if TYPE_CHECKING:
 # (≈ 17 MB) would otherwise sit in every web and worker process that never reads a file.
 
 
-class ExtractionError(ValueError):
+class ExtractionError(DomainError):
     """The file cannot be indexed; the message says why in words a shop understands."""
+
+    code = "unreadable_document"
 
 
 @dataclass(frozen=True)

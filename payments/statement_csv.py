@@ -17,6 +17,7 @@ from uuid import UUID
 from payments.models import PaymentMethod, PaymentRequest, PaymentStatus
 from payments.statement import decide_from_statement
 from tenants.context import tenant_context
+from tulia.errors import DomainError
 
 # Safaricom's statement export names; lower-cased, without dots, for matching.
 RECEIPT_COLUMNS = ("receipt no", "receipt", "receipt number", "transaction id")
@@ -25,8 +26,10 @@ STATUS_COLUMNS = ("transaction status", "status")
 MAX_STATEMENT_ROWS = 50_000
 
 
-class StatementError(ValueError):
+class StatementError(DomainError):
     """The file is not a statement we can read (no receipt or paid-in column)."""
+
+    code = "unreadable_statement"
 
 
 @dataclass

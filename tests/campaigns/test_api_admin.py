@@ -87,7 +87,10 @@ def test_campaign_life_through_the_api(
     assert api.get(f"/api/v1/campaigns/{campaign_id}/").json()["status"] == "done"
     changed = api.patch(f"/api/v1/campaigns/{campaign_id}/", {"name": "x"}, format="json")
     assert changed.status_code == 409
-    assert api.post(f"/api/v1/campaigns/{campaign_id}/pause/").status_code == 409
+    assert changed.json()["code"] == "campaign_not_draft"
+    paused = api.post(f"/api/v1/campaigns/{campaign_id}/pause/")
+    assert (paused.status_code, paused.json()["code"]) == (409, "campaign_state")
+    assert paused.json()["request_id"]
 
     # Twilio reports delivery and reads; one customer answers, one opts out, one buys.
     web = Client()

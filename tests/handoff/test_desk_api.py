@@ -42,7 +42,9 @@ def test_claim_reply_and_resolve_over_the_api(tenant, conversation, ticket_id) -
     alice = make_agent(tenant, "alice")
     client = client_for(alice)
     assert client.post(_action(ticket_id, "claim")).json()["assigned_to_id"] == alice.pk
-    assert client.post(_action(ticket_id, "claim")).status_code == 409
+    again = client.post(_action(ticket_id, "claim"))
+    assert (again.status_code, again.json()["code"]) == (409, "already_claimed")
+    assert again.json()["request_id"]
     sent = client.post(_action(ticket_id, "reply"), {"body": "Habari! Alice here."})
     assert sent.status_code == 200
     with tenant_context(tenant.id):

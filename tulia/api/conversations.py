@@ -13,14 +13,13 @@ from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
-from rest_framework.exceptions import APIException, NotFound, PermissionDenied
+from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tenants import errors as tenant_errors
 from tulia.api.authentication import ApiClient
 from tulia.api.conversation_serializers import (
     ConversationFilterSerializer,
@@ -38,7 +37,6 @@ from tulia.conversations import queries
 from tulia.conversations.agent_replies import reply_as_agent
 from tulia.conversations.models import Conversation
 from tulia.handoff.api import TicketSerializer
-from tulia.handoff.errors import HandoffError, NotStaff, NotYourTicket
 
 
 class HasConversationsScope(BasePermission):
@@ -62,15 +60,6 @@ class Page(PageNumberPagination):
     page_size = 50
     page_size_query_param = "page_size"
     max_page_size = 200
-
-
-class Refused(APIException):
-    """A desk rule said no; the stable code tells the helpdesk why."""
-
-    def __init__(self, error: HandoffError) -> None:
-        forbidden = isinstance(error, NotYourTicket | NotStaff)
-        self.status_code = status.HTTP_403_FORBIDDEN if forbidden else status.HTTP_409_CONFLICT
-        super().__init__(detail={"code": error.code, "detail": error.message})
 
 
 _FILTERS = [
@@ -97,7 +86,7 @@ class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Tena
 
     @extend_schema(responses=ConversationStateSerializer)
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        summary = self._found(lambda: queries.state_summary(self.tenant_id(), self._pk()))
+        summary = queries.state_summary(self.tenant_id(), self._pk())
         return Response(
             {
                 **ConversationSerializer(summary.conversation).data,
@@ -110,7 +99,7 @@ class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Tena
     @extend_schema(responses=ConversationMessageSerializer(many=True))
     @action(detail=True, methods=["get"], pagination_class=Page)
     def messages(self, request: Request, pk: str | None = None) -> Response:
-        rows = self._found(lambda: queries.messages(self.tenant_id(), self._pk()))
+        rows = queries.messages(self.tenant_id(), self._pk())
         page: Any = self.paginate_queryset(rows)
         return self.get_paginated_response(ConversationMessageSerializer(page, many=True).data)
 
@@ -130,14 +119,13 @@ class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Tena
         if key.agent_id is None:
             raise PermissionDenied("this API key is not bound to an agent")
         request_id = request.headers.get("X-Request-ID") or f"api-{key.prefix}-{uuid4().hex}"
-        sent = self._found(
-            lambda: reply_as_agent(
-                self.tenant_id(),
-                self._pk(),
-                key.agent_id,
-                incoming.validated_data["body"],
-                request_id[:64],
-            )
+        # A desk refusal or an absent conversation is answered by tulia.api.errors.
+        sent = reply_as_agent(
+            self.tenant_id(),
+            self._pk(),
+            key.agent_id,
+            incoming.validated_data["body"],
+            request_id[:64],
         )
         body = {"ticket": sent.ticket, "messages": sent.messages}
         return Response(ReplySerializer(body).data, status=status.HTTP_201_CREATED)
@@ -152,12 +140,3 @@ class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Tena
             return int(self.kwargs["pk"])
         except (TypeError, ValueError) as exc:
             raise NotFound() from exc
-
-    @staticmethod
-    def _found(call: Any) -> Any:
-        try:
-            return call()
-        except tenant_errors.NotFound as exc:
-            raise NotFound() from exc
-        except HandoffError as exc:
-            raise Refused(exc) from exc

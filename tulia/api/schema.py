@@ -4,7 +4,8 @@ drf-spectacular documents only the success code, so a client generated from the 
 (and schemathesis) would treat a refused key, a validation error or a missing row as
 undocumented. Every tenant-API operation may answer 401/403; those with a body may
 answer 400; those addressing one row may answer 404. DRF renders all of them as a JSON
-object (`{"detail": ...}` or field -> messages).
+object (`{"detail": ...}` or field -> messages); a domain refusal (409) is
+`{"code", "detail", "request_id"}`, mapped once in tulia.api.errors.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse
 
-ERROR_BODY = OpenApiResponse(OpenApiTypes.OBJECT, description="DRF error: detail or field errors")
+ERROR_BODY = OpenApiResponse(
+    OpenApiTypes.OBJECT, description="DRF error: detail or field errors; a refusal: code and detail"
+)
 
 
 class TenantApiSchema(AutoSchema):
@@ -41,7 +44,7 @@ class TenantApiSchema(AutoSchema):
 
 
 class DeskApiSchema(TenantApiSchema):
-    """The handoff desk refuses a move that breaks a desk rule (409) or comes outside
-    WhatsApp's reply window (422), as tulia.handoff.api maps them."""
+    """The handoff desk refuses a move that breaks a desk rule (409; 403 for a ticket
+    another agent holds), as tulia.api.errors maps every domain refusal."""
 
-    write_refusals = ("409", "422")
+    write_refusals = ("409",)

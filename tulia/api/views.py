@@ -12,7 +12,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from tulia.api.authentication import TenantScoped
-from tulia.api.errors import Conflict
 from tulia.api.serializers import (
     CatalogItemSerializer,
     ImportReportSerializer,
@@ -21,7 +20,6 @@ from tulia.api.serializers import (
     OrderMoveSerializer,
     OrderSerializer,
 )
-from tulia.commerce.errors import OrderStateError
 from tulia.commerce.import_rows import FileError
 from tulia.commerce.importer import import_catalog
 from tulia.commerce.indexing import schedule_indexing
@@ -70,7 +68,8 @@ class CatalogItemViewSet(
             data = incoming.validated_data
             report = import_catalog(self.tenant_id(), data["content"], data["format"])
         except FileError as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+            body = {"code": exc.code, "detail": exc.message}  # bad input: 400, not a refusal
+            return Response(body, status=status.HTTP_400_BAD_REQUEST)
         body = ImportReportSerializer(
             {**report.__dict__, "ok": report.ok, "errors": [e.model_dump() for e in report.errors]}
         ).data
@@ -105,12 +104,9 @@ class OrderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TenantViewS
         incoming = OrderMoveSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
         data = incoming.validated_data
-        try:
-            moved = move_order(
-                self.tenant_id(), order.pk, data["to"], actor=str(request.user), note=data["note"]
-            )
-        except OrderStateError as exc:
-            raise Conflict(str(exc), exc.code) from exc
+        moved = move_order(  # a step the status forbids is a 409 (tulia.api.errors)
+            self.tenant_id(), order.pk, data["to"], actor=str(request.user), note=data["note"]
+        )
         return Response(self.get_serializer(self.get_queryset().get(pk=moved.pk)).data)
 
 

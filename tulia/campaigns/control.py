@@ -18,13 +18,16 @@ from tulia.campaigns.models import Campaign, CampaignRecipient
 from tulia.campaigns.notices import Reason
 from tulia.campaigns.sending import pause as pause_campaign
 from tulia.campaigns.sending import tell
+from tulia.errors import DomainError
 from tulia.whatsapp.models import MessageTemplate
 
 Status = Campaign.Status
 
 
-class CampaignStateError(ValueError):
+class CampaignStateError(DomainError):
     """The campaign's status does not allow that step (the API answers 409)."""
+
+    code = "campaign_state"
 
 
 def _move(

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+from tulia.errors import DomainError
 
-class SyncError(Exception):
+
+class SyncError(DomainError):
     def __init__(self, code: str, message: str, *, retryable: bool) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.retryable = retryable
+        super().__init__(message, code=code, retryable=retryable)
 
     def __str__(self) -> str:
         return f"{self.code}: {self.message}"

@@ -10,6 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from tulia.errors import DomainError
+
 MAX_ROWS = 20_000
 TRUE_WORDS = {"1", "true", "yes", "y", "ndio"}
 FALSE_WORDS = {"0", "false", "no", "n", "hapana"}
@@ -59,8 +61,10 @@ class RowError(BaseModel):
     message: str
 
 
-class FileError(ValueError):
+class FileError(DomainError):
     """The file as a whole cannot be read (not CSV/JSON, too many rows...)."""
+
+    code = "unreadable_file"
 
 
 def _csv_bool(value: str) -> bool | str:

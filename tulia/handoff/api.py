@@ -11,24 +11,22 @@ from typing import Any
 from uuid import UUID, uuid4
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.authentication import BasicAuthentication, SessionAuthentication
-from rest_framework.exceptions import APIException, PermissionDenied
 from rest_framework.exceptions import NotFound as HttpNotFound
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tenants.accessors import membership_of
-from tenants.errors import NotFound
 from tenants.models import TenantMembership
 from tenants.roles import role_may
 from tulia.api.schema import DeskApiSchema
 from tulia.handoff import desk, queries
-from tulia.handoff.errors import HandoffError, NotYourTicket, OutsideReplyWindow, actor_id
+from tulia.handoff.errors import actor_id
 from tulia.handoff.models import HandoffTicket
 
-_ERROR_STATUS = {NotYourTicket: 403, OutsideReplyWindow: 422}
 ACTIONS = ["claim", "reply", "notes", "transfer", "hand-back", "resolve"]
 
 
@@ -97,22 +95,6 @@ class HandoffAPIView(APIView):
     def tenant_id(self, request: Request) -> UUID:
         return self.membership(request).tenant_id
 
-    def act(self, call: Callable[[], Any]) -> Any:
-        try:
-            return call()
-        except NotFound as exc:
-            raise HttpNotFound(str(exc)) from exc
-        except HandoffError as exc:
-            raise Refused(exc) from exc
-
-
-class Refused(APIException):
-    """A desk rule said no: the stable code tells a helpdesk what to do next."""
-
-    def __init__(self, error: HandoffError) -> None:
-        self.status_code = _ERROR_STATUS.get(type(error), status.HTTP_409_CONFLICT)
-        super().__init__(detail={"code": error.code, "detail": error.message})
-
 
 class QueueView(HandoffAPIView):
     @extend_schema(operation_id="handoff_queue", responses=QueueRowSerializer(many=True))
@@ -134,7 +116,7 @@ class TicketView(HandoffAPIView):
     @extend_schema(operation_id="handoff_ticket", responses=TicketDetailSerializer)
     def get(self, request: Request, ticket_id: int) -> Response:
         tid = self.tenant_id(request)
-        ticket = self.act(lambda: queries.ticket(tid, ticket_id))
+        ticket = queries.ticket(tid, ticket_id)
         events = [
             {"kind": e.kind, "actor_id": e.actor_id, "body": e.body, "at": e.created_at}
             for e in queries.events(tid, ticket_id)
@@ -170,7 +152,7 @@ class TicketActionView(HandoffAPIView):
             raise HttpNotFound("unknown action")
         if not role_may(membership.role, _DESK_OPERATION[action]):
             raise PermissionDenied("your role may not do that")
-        self.act(operations[action])
+        operations[action]()  # refusals: tulia.api.errors
         return Response(TicketSerializer(queries.ticket(tid, ticket_id)).data)
 
 

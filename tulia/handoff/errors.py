@@ -21,10 +21,6 @@ class NotYourTicket(HandoffError):
     code = "not_your_ticket"
 
 
-class OutsideReplyWindow(HandoffError):
-    code = "outside_24h_window"
-
-
 class NotStaff(HandoffError):
     code = "not_staff"
 

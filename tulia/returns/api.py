@@ -128,8 +128,5 @@ class ReturnRequestViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Ten
     @action(detail=True, methods=["post"])
     def refund(self, request: Request, pk: str | None = None) -> Response:
         found = self.get_object()
-        try:
-            made = decisions.refund(self.tenant_id(), found.pk, actor=str(request.user))
-        except DomainError as exc:
-            raise Conflict(exc.message, exc.code) from exc
+        made = decisions.refund(self.tenant_id(), found.pk, actor=str(request.user))
         return Response(RefundSerializer(Refund.objects.get(pk=made.pk)).data)
