@@ -13,8 +13,10 @@ from collections.abc import Callable
 
 import pytest
 
+from tenants.context import tenant_context
 from tenants.models import Tenant
 from tests.flows.chat import Chat
+from tulia.handoff.models import HandoffTicket
 
 pytestmark = pytest.mark.django_db
 
@@ -88,3 +90,22 @@ def test_the_coupon_turn_and_the_payment_turn_stay_within_their_queries(
     with django_assert_max_num_queries(PAYMENT_TURN_QUERIES):  # type: ignore[attr-defined]
         chat.send("yes")
     assert chat.state["sales_step"] == "paying"  # the prompt was sent
+
+
+# The turn that opens a ticket for a person: the desk is read for the assignment
+# policy (agents with their load in one query; the previous agent and the queue length
+# in another) and the last messages for the ticket's context (one UNION): 32 -> 29 here.
+HANDOFF_TURN_QUERIES = 29
+
+
+def test_the_turn_that_hands_over_to_a_person_stays_within_its_queries(
+    shop: Tenant,
+    chat_with: Callable[..., Chat],
+    django_assert_max_num_queries: Callable[..., object],
+) -> None:
+    chat = chat_with(shop)
+    chat.send("Habari")
+    with django_assert_max_num_queries(HANDOFF_TURN_QUERIES):  # type: ignore[attr-defined]
+        chat.send("I want to talk to a person please")
+    with tenant_context(shop.id):
+        assert HandoffTicket.objects.filter(tenant_id=shop.id).count() == 1

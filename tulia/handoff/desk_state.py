@@ -8,7 +8,8 @@ from __future__ import annotations
 from datetime import datetime
 from uuid import UUID
 
-from django.db.models import Count, Q
+from django.db.models import Count, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 
 from tenants.models import Tenant
 from tulia.handoff import hours
@@ -17,44 +18,61 @@ from tulia.handoff.policy import AgentLoad, DeskSnapshot, Presence
 
 
 def agent_loads(tenant_id: UUID, default_capacity: int) -> tuple[AgentLoad, ...]:
-    presences = AgentPresence.objects.filter(tenant_id=tenant_id).order_by("user_id")
-    active = dict(
-        HandoffTicket.objects.filter(tenant_id=tenant_id, status=TicketStatus.ASSIGNED)
-        .values_list("assigned_to_id")
+    assigned = (
+        HandoffTicket.objects.filter(
+            tenant_id=tenant_id, status=TicketStatus.ASSIGNED, assigned_to_id=OuterRef("user_id")
+        )
+        .order_by()
+        .values("assigned_to_id")
         .annotate(n=Count("id"))
-        .values_list("assigned_to_id", "n")
+        .values("n")
+    )
+    presences = (
+        AgentPresence.objects.filter(tenant_id=tenant_id)
+        .annotate(active=Coalesce(Subquery(assigned), 0))
+        .order_by("user_id")
     )
     return tuple(
         AgentLoad(
             user_id=p.user_id,
             presence=Presence(p.status),
-            active_chats=active.get(p.user_id, 0),
+            active_chats=p.active,
             capacity=p.capacity or default_capacity,
         )
         for p in presences
     )
 
 
-def previous_agent_id(tenant_id: UUID, conversation_id: int, customer_id: int) -> int | None:
-    """Who last handled this customer (this conversation first, then earlier ones)."""
-    return (
+def queue_facts(tenant_id: UUID, conversation_id: int, customer_id: int) -> tuple[int | None, int]:
+    """Who last handled this customer (this conversation first, then earlier ones), and
+    how many tickets wait: two scalars read in one round trip."""
+    previous = (
         HandoffTicket.objects.filter(tenant_id=tenant_id, assigned_to__isnull=False)
         .filter(Q(conversation_id=conversation_id) | Q(customer_id=customer_id))
         .order_by("-assigned_at")
-        .values_list("assigned_to_id", flat=True)
-        .first()
+        .values("assigned_to_id")[:1]
     )
-
-
-def waiting_ahead(tenant_id: UUID) -> int:
-    return HandoffTicket.objects.filter(tenant_id=tenant_id, status=TicketStatus.OPEN).count()
+    waiting = (
+        HandoffTicket.objects.filter(tenant_id=tenant_id, status=TicketStatus.OPEN)
+        .order_by()
+        .values("tenant_id")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    row = (
+        Tenant.objects.filter(pk=tenant_id)
+        .values(previous=Subquery(previous), waiting=Coalesce(Subquery(waiting), 0))
+        .get()
+    )
+    return row["previous"], row["waiting"]
 
 
 def snapshot(tenant: Tenant, conversation_id: int, customer_id: int, now: datetime) -> DeskSnapshot:
     settings = tenant.handoff_settings
+    previous, waiting = queue_facts(tenant.id, conversation_id, customer_id)
     return DeskSnapshot(
         in_hours=hours.is_open(settings.business_hours, tenant.timezone, now),
         agents=agent_loads(tenant.id, settings.agent_capacity),
-        previous_agent_id=previous_agent_id(tenant.id, conversation_id, customer_id),
-        waiting_ahead=waiting_ahead(tenant.id),
+        previous_agent_id=previous,
+        waiting_ahead=waiting,
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
+from django.db.models import CharField, Value
 from pydantic import BaseModel, ConfigDict, Field
 
 from tulia.conversations.models import Conversation, InboundMessage, OutboundMessage
@@ -54,11 +55,19 @@ def _text(value: object) -> str:
 def last_messages(conversation: Conversation) -> list[MessageLine]:
     """The last few messages either way, oldest first (caller holds the tenant context)."""
     scope = {"tenant_id": conversation.tenant_id, "conversation": conversation}
-    inbound = InboundMessage.objects.filter(**scope).order_by("-received_at", "-id")
-    outbound = OutboundMessage.objects.filter(**scope).order_by("-created_at", "-id")
-    timed = [(m.received_at, "customer", m.body) for m in inbound[:LAST_MESSAGES]]
-    timed += [(m.created_at, "shop", m.body) for m in outbound[:LAST_MESSAGES]]
-    timed.sort(key=lambda entry: entry[0])
+    customer, shop = Value("customer", CharField()), Value("shop", CharField())
+    inbound = (
+        InboundMessage.objects.filter(**scope)
+        .order_by("-received_at", "-id")
+        .values_list("received_at", customer, "body")[:LAST_MESSAGES]
+    )
+    outbound = (
+        OutboundMessage.objects.filter(**scope)
+        .order_by("-created_at", "-id")
+        .values_list("created_at", shop, "body")[:LAST_MESSAGES]
+    )
+    # One round trip: both sides' last few, each already cut to size by PostgreSQL.
+    timed = sorted(inbound.union(outbound, all=True), key=lambda e: (e[0], e[1] == "shop"))
     return [
         MessageLine(direction=direction, body=body, at=at.isoformat())
         for at, direction, body in timed[-LAST_MESSAGES:]
