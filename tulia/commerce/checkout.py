@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from django.db import IntegrityError, transaction
+from django.db.models import Exists
 
 from tenants.accessors import get_tenant, tenant_scope
 from tenants.errors import NotFound
@@ -52,17 +53,21 @@ def _merge(lines: Sequence[LineRequest]) -> dict[tuple[int, int | None], int]:
 
 
 def _resolve(tenant_id: UUID, item_id: int, variant_id: int | None, quantity: int) -> _Resolved:
-    item = CatalogItem.objects.filter(tenant_id=tenant_id, pk=item_id, is_active=True).first()
+    variants = Variant.objects.filter(tenant_id=tenant_id, item_id=item_id, is_active=True)
+    item = (
+        CatalogItem.objects.filter(tenant_id=tenant_id, pk=item_id, is_active=True)
+        .annotate(has_variants=Exists(variants))  # read with the item: one round trip
+        .first()
+    )
     if item is None:
         raise NotFound(f"item {item_id} not found")
-    variants = Variant.objects.filter(tenant_id=tenant_id, item=item, is_active=True)
     variant = None
     if variant_id is not None:
         variant = variants.filter(pk=variant_id).first()
         if variant is None:
             raise NotFound(f"variant {variant_id} of item {item_id} not found")
         variant.item = item  # its price and name fall back to the item's: no second read
-    elif variants.exists():
+    elif item.has_variants:
         raise InvalidOrderLine(
             f"item {item_id} needs a variant (size, colour...)", reason="needs_variant"
         )
