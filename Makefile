@@ -33,8 +33,13 @@ typecheck:
 migrations-check:
 	TULIA_PROFILE=test $(BIN)/python manage.py makemigrations --check --dry-run
 
+# Compiled bytecode is kept in var/pycache even where PYTHONDONTWRITEBYTECODE is set:
+# without it every test process compiles every module it imports (the venv's included)
+# and pytest rewrites every test module again, about 20 s of CPU a worker.
+PYCACHE := PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/var/pycache
+
 pytest:
-	$(BIN)/pytest -p xdist -n $${PYTEST_WORKERS:-2} --durations=10
+	$(PYCACHE) $(BIN)/pytest -p xdist -n $${PYTEST_WORKERS:-2} --durations=10
 
 # The edit loop: unit and engine tests (markers set in tests/conftest.py), no launcher
 # boot, no deploy validators, no worker/server processes, no model rebuilds, no
@@ -42,10 +47,13 @@ pytest:
 # properties at a few examples each (tests/hypothesis_profiles.py). The test databases
 # are kept between runs (--reuse-db; Django still applies new migrations to them), which
 # saves each worker a minute of migrating. CI runs `make test`, which runs everything on
-# fresh databases.
+# fresh databases. Measured on a shared machine (load 4): 94 s of CPU in pytest plus 10 s
+# in PostgreSQL for 906 tests (was 136 + 9), so roughly a minute of wall time on 2 quiet
+# cores (estimated); nothing in it waits on real time (emulators stop within 50 ms, the
+# campaign rate gate takes a movable clock).
 FAST_MARKERS := (unit or engine) and not launcher and not deploy and not process and not build and not transcript
 test-fast: install
-	$(BIN)/pytest -p xdist -n $${PYTEST_WORKERS:-2} -m "$(FAST_MARKERS)" \
+	$(PYCACHE) $(BIN)/pytest -p xdist -n $${PYTEST_WORKERS:-2} -m "$(FAST_MARKERS)" \
 		--hypothesis-profile=fast --reuse-db --durations=15
 
 bench: install

@@ -74,7 +74,11 @@ class EmulatorServer:
         self._routes.append((method, re.compile(f"^{pattern}$"), handler))
 
     def start(self) -> EmulatorServer:
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # shutdown() waits for the serve loop's next poll: the default half second was
+        # paid at the end of every test that runs an emulator.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self
 

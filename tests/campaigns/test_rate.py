@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import threading
 import uuid
 
@@ -11,22 +12,41 @@ from hypothesis import strategies as st
 
 from tests.hypothesis_profiles import examples
 from tulia.campaigns import optouts
-from tulia.campaigns.rate import EXACT_UP_TO, RateGate
+from tulia.campaigns.rate import EXACT_UP_TO, RateGate, RedisClock
 from tulia.redis_client import get_redis
 
 _senders = itertools.count(1)
 SECOND_US = 1_000_000
 
 
-def _race(tenant: uuid.UUID, sender: int, cap: int, runners: int, each: int) -> list[int]:
-    """Grant times (Redis clock, µs) of `runners` threads, each taking `each` slots
+class MovedClock(RedisClock):
+    """Redis's clock, pushed ahead by every wait instead of sleeping through it.
+
+    The shift lives in Redis and the gate's script reads it, so racing runners see one
+    clock that only moves forward; a wait moves it by at least the time waited for."""
+
+    def __init__(self) -> None:
+        self.key = f"test-clock:{uuid.uuid4().hex}"
+        self.ahead_key = self.key
+
+    def sleep(self, seconds: float) -> None:
+        get_redis().incrby(self.key, math.ceil(seconds * SECOND_US))
+
+    def moved_us(self) -> int:
+        return int(get_redis().get(self.key) or 0)
+
+
+def _race(
+    tenant: uuid.UUID, sender: int, cap: int, runners: int, each: int, *, clock: RedisClock
+) -> list[int]:
+    """Grant times (the gate's clock, µs) of `runners` threads, each taking `each` slots
     through its own gate, all starting together."""
     start = threading.Barrier(runners)
     grants: list[int] = []
     guard = threading.Lock()
 
     def run() -> None:
-        gate = RateGate(tenant, sender, cap)
+        gate = RateGate(tenant, sender, cap, clock=clock)
         start.wait()
         mine = [gate.take() for _ in range(each)]
         with guard:
@@ -40,7 +60,7 @@ def _race(tenant: uuid.UUID, sender: int, cap: int, runners: int, each: int) -> 
     return sorted(grants)
 
 
-@settings(max_examples=examples(6), deadline=None, database=None)
+@settings(max_examples=examples(30), deadline=None, database=None)
 @given(
     cap=st.integers(min_value=1, max_value=6),
     runners=st.integers(min_value=2, max_value=4),
@@ -49,7 +69,12 @@ def _race(tenant: uuid.UUID, sender: int, cap: int, runners: int, each: int) -> 
 def test_no_rolling_second_holds_more_than_the_cap(cap: int, runners: int, extra: int) -> None:
     total = cap + extra  # more than a second's worth, so somebody must wait
     each = -(-total // runners)
-    grants = _race(uuid.uuid4(), next(_senders), cap, runners, each)
+    clock = MovedClock()
+    try:
+        grants = _race(uuid.uuid4(), next(_senders), cap, runners, each, clock=clock)
+        assert clock.moved_us() > 0  # somebody waited: the clock moved, nobody slept
+    finally:
+        get_redis().delete(clock.key)
     assert len(grants) == runners * each  # every runner got every slot it asked for
     # cap + 1 grants inside one second would put grants[i] and grants[i + cap] less
     # than a second apart.

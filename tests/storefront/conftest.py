@@ -60,7 +60,9 @@ class PhotoHost:
         self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}"
 
     def __enter__(self) -> PhotoHost:
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -22,6 +22,11 @@ it guards.
 A gate can also read one counter in the same call (`watch`: the shop's opt-out counter,
 optouts.py), so an exact send costs one Redis round trip, not two: `watched` is the
 counter as read with the last grant, or None when the slot was granted earlier.
+
+The gate's time is Redis's (`RedisClock`), pushed ahead by the microseconds held at the
+clock's `ahead_key` when it has one: that is how the tests move time instead of
+sleeping through it. The shift is read inside the script, so every grant's time, from
+whichever process, still comes from one clock that only moves forward.
 """
 
 from __future__ import annotations
@@ -36,17 +41,22 @@ from tulia.redis_client import get_redis
 EXACT_UP_TO = 500
 WINDOW_US = 1_150_000  # one second, and the guard
 
-# KEYS[1]: the sender's send times (sorted set, microseconds on Redis's clock); KEYS[2]
-# (optional): a counter to read along.
-# ARGV: cap, slots wanted, a nonce that keeps members unique, the window (µs).
+# KEYS[1]: the sender's send times (sorted set, microseconds on the gate's clock); then,
+# when ARGV[5] is '1', a counter to read along; then, when the clock has one, the key
+# holding how far it runs ahead of Redis's own (µs).
+# ARGV: cap, slots wanted, a nonce that keeps members unique, the window (µs), '1' or '0'.
 # Returns {granted, now_us, wait_us, counter}: wait_us is how long until the oldest slot
 # in the window leaves it (0 when something was granted); counter is 0 when unset.
 _SCRIPT = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local cap, wanted, window = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[4])
-local counter = 0
-if KEYS[2] then counter = tonumber(redis.call('GET', KEYS[2]) or '0') end
+local counter, next_key = 0, 2
+if ARGV[5] == '1' then
+  counter = tonumber(redis.call('GET', KEYS[2]) or '0')
+  next_key = 3
+end
+if KEYS[next_key] then now = now + tonumber(redis.call('GET', KEYS[next_key]) or '0') end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local free = cap - redis.call('ZCARD', KEYS[1])
 if free <= 0 then
@@ -62,21 +72,42 @@ return {granted, now, 0, counter}
 """
 
 
+class RedisClock:
+    """Redis's own clock, and real waiting for a slot: what every sender process shares."""
+
+    ahead_key: str | None = None  # no shift: Redis's time as it is
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+REDIS_CLOCK = RedisClock()
+
+
 class RateGate:
     """At most `per_second` sends through one sender in any rolling second."""
 
     def __init__(
-        self, tenant_id: UUID, sender_id: int, per_second: int, watch: str | None = None
+        self,
+        tenant_id: UUID,
+        sender_id: int,
+        per_second: int,
+        watch: str | None = None,
+        clock: RedisClock = REDIS_CLOCK,
     ) -> None:
         self.per_second = per_second
         self.key = tenant_key(tenant_id, "campaign-rate", sender_id)
+        self.clock = clock
         self.keys = [self.key, watch] if watch else [self.key]
+        self.watching = "1" if watch else "0"
+        if clock.ahead_key:
+            self.keys.append(clock.ahead_key)
         self.watched: int | None = None  # `watch` as read with the last grant
         self.slots = 0  # granted earlier and not used yet (only above EXACT_UP_TO)
         self.script = get_redis().register_script(_SCRIPT)
 
     def take(self, wanted: int = 1) -> int:
-        """Block until a slot is ours; returns the grant's time on Redis's clock (µs).
+        """Block until a slot is ours; returns the grant's time on the gate's clock (µs).
         `wanted`: sends still to come, so a lifted cap can grant several at once."""
         if self.slots > 0:
             self.slots -= 1
@@ -84,12 +115,11 @@ class RateGate:
             return 0
         ask = 1 if self.per_second <= EXACT_UP_TO else max(1, min(wanted, self.per_second // 10))
         while True:
-            reply = self.script(
-                keys=self.keys, args=[self.per_second, ask, uuid.uuid4().hex, WINDOW_US]
-            )
-            granted, now, wait, counter = (int(n) for n in reply)
+            nonce = uuid.uuid4().hex
+            args: list[int | str] = [self.per_second, ask, nonce, WINDOW_US, self.watching]
+            granted, now, wait, counter = (int(n) for n in self.script(keys=self.keys, args=args))
             if granted:
                 self.slots = granted - 1
-                self.watched = counter if len(self.keys) > 1 else None
+                self.watched = counter if self.watching == "1" else None
                 return now
-            time.sleep(wait / 1_000_000)
+            self.clock.sleep(wait / 1_000_000)

@@ -194,7 +194,10 @@ class TwilioEmulator:
         self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
         self._server = _Server((host, port), _Handler)
         self._server.emulator = self
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # shutdown() waits for the serve loop's next poll (half a second by default).
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     @property
     def base_url(self) -> str:
