@@ -15,13 +15,15 @@ Anything not known is None or "unknown", never a guess.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from copy import deepcopy
-from typing import Annotated, Any, Literal, NotRequired, TypedDict, get_args
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeVar, cast, get_args
 
 from tulia.whatsapp.schemas import InboundKind
 
-STATE_VERSION = 2
-"""1: every state stored before the version existed (9040080 .. fe806fe); 2: typed parts."""
+STATE_VERSION = 3
+"""1: every state stored before the version existed (9040080 .. fe806fe); 2: typed parts,
+flat; 3: the governance, sale, checkout, support and escalation parts nested."""
 
 Intent = Literal[
     "sales_discovery",
@@ -70,6 +72,19 @@ def follow_path(path: list[str], steps: list[str]) -> list[str]:
     if path and steps[: len(path)] == path:
         return steps
     return [*path, *steps]
+
+
+PartT = TypeVar("PartT", bound=Mapping[str, object])
+
+
+def merge_part(stored: PartT, update: PartT) -> PartT:
+    """The reducer of every nested part: the fields a node returns replace the stored
+    ones, the others are kept (shallow: a field's value is replaced whole, never merged).
+
+    Every part always holds all its fields (`DEFAULTS`, `upgrade`), so clearing a field
+    is writing its default (`{"sale": {"pending_item": None}}`) and resetting a part is
+    writing `fresh(part)`, which replaces every field."""
+    return cast(PartT, {**stored, **update})
 
 
 # The values stored inside the parts, as JSON (what the flows write; mypy checks the keys).
@@ -250,10 +265,19 @@ class LastTurn(TypedDict, total=False):
 
 
 class GovernancePart(TypedDict, total=False):
-    governor_classification: GovernorClass
-    governor_confidence: float
-    governor_action: str | None
+    """state["governance"]: the governor's verdict on this turn."""
+
+    classification: GovernorClass
+    confidence: float
+    action: str | None
     """What the governor decided for this turn (journeys.nlu.governor.Action)."""
+
+
+class GovernorCounts(TypedDict, total=False):
+    """The governor's running counts. Flat, not in state["governance"], because
+    `journeys.nlu.governor.GovernorCounters.from_state` reads them from the top level
+    (journeys/nlu is being rebuilt separately; nest them when it reads the part)."""
+
     casual_turns: int
     spam_turns: int
     abuse_turns: int
@@ -332,12 +356,20 @@ class SessionPart(TypedDict, total=False):
     the pending question (journeys.flows.stale)."""
 
 
+class Parts(TypedDict, total=False):
+    """The nested parts: a node returns only the fields it changes (`{"governance":
+    {"action": "proceed"}}`) and `merge_part` merges them into the stored part."""
+
+    governance: Annotated[GovernancePart, merge_part]
+
+
 class PersistedState(
     Identity,
     ShopPart,
     CustomerPart,
     LastTurn,
-    GovernancePart,
+    Parts,
+    GovernorCounts,
     SalePart,
     CheckoutPart,
     SupportPart,
@@ -404,9 +436,7 @@ DEFAULTS: dict[str, Any] = {
     "awaiting_answer": False,
     "llm_calls": 0,
     "graph_path": [],
-    "governor_classification": "business",
-    "governor_confidence": 0.0,
-    "governor_action": None,
+    "governance": {"classification": "business", "confidence": 0.0, "action": None},
     "casual_turns": 0,
     "spam_turns": 0,
     "abuse_turns": 0,
@@ -455,11 +485,35 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+NESTED: frozenset[str] = frozenset(Parts.__annotations__)
+PART_FIELDS: dict[str, frozenset[str]] = {name: frozenset(DEFAULTS[name]) for name in NESTED}
+
+
+def fresh(part: str) -> dict[str, Any]:
+    """A part at its defaults: written whole, it resets the part (merge_part replaces
+    every field)."""
+    whole: dict[str, Any] = deepcopy(DEFAULTS[part])
+    return whole
+
+
+def combine(*updates: Mapping[str, Any]) -> dict[str, Any]:
+    """Several partial updates as one, in order: as LangGraph would apply them, a later
+    nested part merged into an earlier one rather than replacing it."""
+    merged: dict[str, Any] = {}
+    for update in updates:
+        for key, value in update.items():
+            if key in NESTED and key in merged:
+                merged[key] = merge_part(merged[key], value)
+            else:
+                merged[key] = value
+    return merged
+
+
 def new_state(*, tenant_id: str, conversation_id: str, request_id: str) -> ConversationState:
     """A fresh state: identity is required, everything else starts at its default."""
-    fresh = deepcopy(DEFAULTS)  # no two states share a list or a dict
-    fresh.update(tenant_id=tenant_id, conversation_id=conversation_id, request_id=request_id)
-    return ConversationState(**fresh)  # type: ignore[typeddict-item]
+    state = deepcopy(DEFAULTS)  # no two states share a list or a dict
+    state.update(tenant_id=tenant_id, conversation_id=conversation_id, request_id=request_id)
+    return ConversationState(**state)  # type: ignore[typeddict-item]
 
 
 def stored(state: dict[str, Any]) -> dict[str, Any]:

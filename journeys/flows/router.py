@@ -64,7 +64,7 @@ def _journey(state: FlowState) -> str:
 
 def _before_journeys(state: FlowState) -> str | None:
     """Governance, escalation or an apology, when one of them takes this turn."""
-    action = state.get("governor_action")
+    action = state["governance"]["action"]
     if action not in _CHATTER:
         return "governance"
     if state.get("escalation_category"):

@@ -13,9 +13,11 @@ Two clocks, both read from `tulia.clock` so a test holds them instead of sleepin
 
 from __future__ import annotations
 
+from copy import deepcopy
 from typing import Any
 
 from journeys.flows.state import FlowState
+from journeys.state import combine
 from tulia import clock
 
 SESSION_SILENCE_SECONDS = 30 * 60
@@ -51,7 +53,7 @@ def session_reset(state: FlowState, now: float) -> dict[str, Any]:
     update: dict[str, Any] = {"last_seen_at": now}
     if silent_for(state, now) < SESSION_SILENCE_SECONDS:
         return update
-    update.update(_FRESH_SESSION)
+    update = combine(update, deepcopy(_FRESH_SESSION))
     step = state.get("sales_step")
     if step in _QUOTE_STEPS_AND_LATER:
         update["awaiting_answer"] = step in QUOTE_STEPS

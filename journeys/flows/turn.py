@@ -21,6 +21,7 @@ from journeys.llm.phrasing import phrase_turn, text_node
 from journeys.nlu.language import SWITCH_THRESHOLD
 from journeys.nodes.deps import EngineDeps
 from journeys.sanitize import sanitize_inbound
+from journeys.state import combine
 from journeys.templates.governance import non_text
 from journeys.tooling import CUSTOMER_GET_OR_CREATE, TENANT_GET_CONTEXT
 from tenants.accessors import get_tenant
@@ -43,7 +44,7 @@ def begin(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
         "message_reading": None,
         "response_text": None,
         "consent_command": None,
-        "governor_action": None,
+        "governance": {"action": None},
     }
     update.update(
         turn_facts=[],
@@ -51,8 +52,7 @@ def begin(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
         escalation_reason=None,
         last_language=state.get("last_language"),
     )
-    update.update(session_reset(state, clock.now()))
-    return FlowState(**update)  # type: ignore[typeddict-item]
+    return FlowState(**combine(update, session_reset(state, clock.now())))  # type: ignore[typeddict-item]
 
 
 def _tenant_fields(out: TenantGetContextOutput) -> dict[str, Any]:

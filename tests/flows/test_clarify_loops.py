@@ -23,7 +23,7 @@ def _detect(text: str, asked: int) -> FlowState:
         inbound_text=text,
         intent="unknown",
         intent_confidence=0.3,
-        governor_action="proceed",
+        governance={"action": "proceed"},
         clarify_loops=asked,
     )
     return detect_escalation(state, CTX, EngineDeps())
