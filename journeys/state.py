@@ -321,25 +321,32 @@ class CheckoutPart(TypedDict, total=False):
 
 
 class SupportPart(TypedDict, total=False):
-    kb_snippets: list[KbSnippet]
-    support_misses: int
+    """state["support"]: the knowledge-base answers, an order action, clarifications."""
+
+    snippets: list[KbSnippet]
+    """The passages the last support answer used."""
+    misses: int
+    """Support questions in a row the shop's documents did not answer."""
     order_action: OrderAction | None
     """A return, refund or cancellation under way: kind, listed references, the order
     (journeys.flows.order_actions)."""
     clarify_text: str | None
     """The message a clarifying question was about; a "yes" to the question replays it."""
-    clarify_intent: str | None
+    clarify_intent: Intent | None
     clarify_loops: int
     """Clarifying questions asked in a row, each after a message the bot could not place;
     one more such message completes that many clarification loops (SPEC §5.5)."""
 
 
 class EscalationPart(TypedDict, total=False):
-    escalation_required: bool
-    escalation_category: str | None
+    """state["escalation"]: a handoff to a person, and the counts that lead to one."""
+
+    required: bool
+    """A handoff ticket was opened for this conversation."""
+    category: str | None
     """The handoff ticket's category while this turn hands over, else None."""
-    escalation_reason: str | None
-    handoff_ticket_id: str | None
+    reason: str | None
+    ticket_id: str | None
     frustrated_turns: int
     tool_error_streak: int
     waiting_notice_at: float | None
@@ -361,6 +368,8 @@ class Parts(TypedDict, total=False):
     {"action": "proceed"}}`) and `merge_part` merges them into the stored part."""
 
     governance: Annotated[GovernancePart, merge_part]
+    support: Annotated[SupportPart, merge_part]
+    escalation: Annotated[EscalationPart, merge_part]
 
 
 class PersistedState(
@@ -372,8 +381,6 @@ class PersistedState(
     GovernorCounts,
     SalePart,
     CheckoutPart,
-    SupportPart,
-    EscalationPart,
     SessionPart,
     total=False,
 ):
@@ -461,20 +468,24 @@ DEFAULTS: dict[str, Any] = {
     "delivery_options": None,
     "pay_phone": None,
     "hinted_codes": [],
-    "kb_snippets": [],
-    "support_misses": 0,
-    "order_action": None,
-    "clarify_text": None,
-    "clarify_intent": None,
-    "clarify_loops": 0,
-    "escalation_required": False,
-    "escalation_category": None,
-    "escalation_reason": None,
-    "handoff_ticket_id": None,
-    "frustrated_turns": 0,
-    "tool_error_streak": 0,
-    "waiting_notice_at": None,
-    "transcript": [],
+    "support": {
+        "snippets": [],
+        "misses": 0,
+        "order_action": None,
+        "clarify_text": None,
+        "clarify_intent": None,
+        "clarify_loops": 0,
+    },
+    "escalation": {
+        "required": False,
+        "category": None,
+        "reason": None,
+        "ticket_id": None,
+        "frustrated_turns": 0,
+        "tool_error_streak": 0,
+        "waiting_notice_at": None,
+        "transcript": [],
+    },
     "state_version": STATE_VERSION,
     "turn_count": 0,
     "last_seen_at": None,

@@ -43,6 +43,24 @@ FLAT_NAMES: dict[str, dict[str, str]] = {
         "governor_confidence": "confidence",
         "governor_action": "action",
     },
+    "support": {
+        "kb_snippets": "snippets",
+        "support_misses": "misses",
+        "order_action": "order_action",
+        "clarify_text": "clarify_text",
+        "clarify_intent": "clarify_intent",
+        "clarify_loops": "clarify_loops",
+    },
+    "escalation": {
+        "escalation_required": "required",
+        "escalation_category": "category",
+        "escalation_reason": "reason",
+        "handoff_ticket_id": "ticket_id",
+        "frustrated_turns": "frustrated_turns",
+        "tool_error_streak": "tool_error_streak",
+        "waiting_notice_at": "waiting_notice_at",
+        "transcript": "transcript",
+    },
 }
 """Version 2's flat keys, by the nested part (version 3) and the field they became."""
 

@@ -171,7 +171,7 @@ class Driver:
                 who.state = output.state
             who.store()
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        who.open = output.state is not None and not who.state.get("handoff_ticket_id")
+        who.open = output.state is not None and not who.state.get("escalation", {}).get("ticket_id")
         plan = who.plan
         if self.keep_worst:
             step = f"{who.state.get('journey')}/{who.state.get('journey_step')}"

@@ -181,7 +181,7 @@ def catalog_answer(state: FlowState, ctx: RunContext) -> FlowState | None:
     found = turn.tool(CATALOG_SEARCH, customer=False, query=want.query, **want.filters)
     if not (found.ok and found.output.results and found.output.confidence >= LOW_CONFIDENCE):
         return None
-    turn.set(journey="sales", clarify_loops=0, last_catalog_query=want.query)
+    turn.set(journey="sales", support={"clarify_loops": 0}, last_catalog_query=want.query)
     turn.set(last_catalog_filters=want.filters, rejections=0)
     out = found.output
     available = _available(out.results)

@@ -31,12 +31,9 @@ QUOTE_STEPS = ("method", "confirm")
 # A dropped question takes its bookkeeping with it: the counts of a fresh session.
 _FRESH_SESSION: dict[str, Any] = {
     "pending_item": None,
-    "clarify_text": None,
-    "clarify_intent": None,
     "rejections": 0,
-    "clarify_loops": 0,
-    "frustrated_turns": 0,
-    "support_misses": 0,
+    "escalation": {"frustrated_turns": 0},
+    "support": {"clarify_text": None, "clarify_intent": None, "clarify_loops": 0, "misses": 0},
     "casual_turns": 0,
 }
 

@@ -48,8 +48,7 @@ def begin(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     }
     update.update(
         turn_facts=[],
-        escalation_category=None,
-        escalation_reason=None,
+        escalation={"category": None, "reason": None},
         last_language=state.get("last_language"),
     )
     return FlowState(**combine(update, session_reset(state, clock.now())))  # type: ignore[typeddict-item]
@@ -130,7 +129,7 @@ def non_text_reply(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowS
 
 
 def _transcript(state: FlowState, reply: str | None) -> list[str]:
-    lines = list(state.get("transcript", []))
+    lines = list(state["escalation"]["transcript"])
     lines.append(f"customer: {state.get('inbound_text', '')[:LINE_CHARS]}")
     if reply:
         lines.append(f"bot: {reply[:LINE_CHARS]}")
@@ -172,7 +171,7 @@ def finish(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     )
     update = FlowState(
         response_text=reply,
-        transcript=_transcript(state, reply),
+        escalation={"transcript": _transcript(state, reply)},
         turn_facts=[],
         awaiting_answer=waiting,
         last_language=state.get("response_language"),

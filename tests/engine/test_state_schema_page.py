@@ -22,8 +22,6 @@ PARTS = (
     state.GovernorCounts,
     state.SalePart,
     state.CheckoutPart,
-    state.SupportPart,
-    state.EscalationPart,
     state.SessionPart,
     state.TurnScratch,
 )

@@ -8,6 +8,7 @@ from langgraph.graph.state import CompiledStateGraph
 from journeys.flows import offers, orders, sales
 from journeys.flows.state import FlowState
 from journeys.graph import JOURNEYS, compiled
+from journeys.state import new_state
 from tenants.models import Tenant
 from tests.flows.chat import start_chat
 
@@ -46,13 +47,19 @@ def test_sales_route_picks_the_step(state: dict[str, object], step: str) -> None
     assert sales.route(FlowState(**state)) == step  # type: ignore[typeddict-item]
 
 
+def _state(**fields: object) -> FlowState:
+    """A whole state (every nested part present) with these fields."""
+    whole = {**new_state(tenant_id="t", conversation_id="c", request_id="r"), **fields}
+    return FlowState(**whole)  # type: ignore[typeddict-item]
+
+
 def test_orders_and_offers_routes() -> None:
-    assert orders.route(FlowState(inbound_text="where is my order?")) == "ask_reference"
-    assert orders.route(FlowState(inbound_text="order KI-ABC234")) == "status"
-    assert orders.route(FlowState(inbound_text="where is it?", order_id="3")) == "status"
-    assert offers.route(FlowState(inbound_text="any offers?")) == "list"
-    assert offers.route(FlowState(inbound_text="use code SAVE10")) == "no_order"
-    with_order = FlowState(inbound_text="use code SAVE10", order_id="3", payment_status=None)
+    assert orders.route(_state(inbound_text="where is my order?")) == "ask_reference"
+    assert orders.route(_state(inbound_text="order KI-ABC234")) == "status"
+    assert orders.route(_state(inbound_text="where is it?", order_id="3")) == "status"
+    assert offers.route(_state(inbound_text="any offers?")) == "list"
+    assert offers.route(_state(inbound_text="use code SAVE10")) == "no_order"
+    with_order = _state(inbound_text="use code SAVE10", order_id="3", payment_status=None)
     assert offers.route(with_order) == "apply_coupon"
 
 
