@@ -1,15 +1,17 @@
 """The conversation state: typed parts, one set of defaults, a version (SPEC §5.1).
 
-The graph's state is one flat TypedDict because LangGraph keeps one channel per key
-and merges the partial dicts nodes return into it, and because the gateway stores it
-as plain JSON between turns. It is composed of parts, one TypedDict each (identity,
-shop, customer, last turn, governance, sale, checkout, support, escalation, session),
-so every key has one owner and one type; journeys/README.md lists them on one page.
+The graph's state is one TypedDict: LangGraph keeps one channel per key and merges the
+partial dicts nodes return into it, and the gateway stores it as plain JSON between
+turns. It is composed of parts, one TypedDict each, so every key has one owner and one
+type; journeys/README.md lists them on one page. The governance, support and
+escalation parts are nested (`state["support"]["misses"]`), each a channel whose
+reducer, `merge_part`, merges the fields a node returns into the stored part; the rest
+(identity, shop, customer, last turn, the governor's counts, sale, checkout, session)
+are still flat keys.
 
 `PersistedState` is what the gateway stores; `TurnScratch` is per-turn working memory
 that `stored()` drops (never saved). `STATE_VERSION` names the stored shape: a state
 saved by older code goes through `journeys.upgrade.upgrade` before a turn reads it.
-Field names of seed 002 are kept, so stored states and prompts speak one vocabulary.
 Anything not known is None or "unknown", never a guess.
 """
 
@@ -23,7 +25,7 @@ from tulia.whatsapp.schemas import InboundKind
 
 STATE_VERSION = 3
 """1: every state stored before the version existed (9040080 .. fe806fe); 2: typed parts,
-flat; 3: the governance, sale, checkout, support and escalation parts nested."""
+flat; 3: the governance, support and escalation parts nested."""
 
 Intent = Literal[
     "sales_discovery",

@@ -7,6 +7,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from journeys.graph import build
 from journeys.state import DEFAULTS, NESTED, combine, fresh, merge_part
 
 FIELDS = st.sampled_from(["step", "action", "cart", "loops"])
@@ -62,3 +63,11 @@ def test_combine_merges_a_part_written_twice_and_replaces_the_rest() -> None:
         "governance": {"action": None, "classification": "spam"},
         "turn_count": 2,
     }
+
+
+def test_the_graph_merges_every_nested_part_with_merge_part() -> None:
+    """LangGraph reads the reducer from the state's annotations: one per nested part."""
+    channels = build().channels
+    assert {name: getattr(channels[name], "operator", None) for name in NESTED} == dict.fromkeys(
+        NESTED, merge_part
+    )
