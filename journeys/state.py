@@ -3,11 +3,11 @@
 The graph's state is one TypedDict: LangGraph keeps one channel per key and merges the
 partial dicts nodes return into it, and the gateway stores it as plain JSON between
 turns. It is composed of parts, one TypedDict each, so every key has one owner and one
-type; journeys/README.md lists them on one page. The governance, support and
-escalation parts are nested (`state["support"]["misses"]`), each a channel whose
-reducer, `merge_part`, merges the fields a node returns into the stored part; the rest
-(identity, shop, customer, last turn, the governor's counts, sale, checkout, session)
-are still flat keys.
+type; journeys/README.md lists them on one page. The governance, sale, support and
+escalation parts are nested (`state["sale"]["step"]`), each a channel whose reducer,
+`merge_part`, merges the fields a node returns into the stored part; the rest
+(identity, shop, customer, last turn, the governor's counts, checkout, session) are
+still flat keys.
 
 `PersistedState` is what the gateway stores; `TurnScratch` is per-turn working memory
 that `stored()` drops (never saved). `STATE_VERSION` names the stored shape: a state
@@ -25,7 +25,7 @@ from tulia.whatsapp.schemas import InboundKind
 
 STATE_VERSION = 3
 """1: every state stored before the version existed (9040080 .. fe806fe); 2: typed parts,
-flat; 3: the governance, support and escalation parts nested."""
+flat; 3: the governance, sale, support and escalation parts nested."""
 
 Intent = Literal[
     "sales_discovery",
@@ -286,12 +286,16 @@ class GovernorCounts(TypedDict, total=False):
 
 
 class SalePart(TypedDict, total=False):
-    last_catalog_query: str | None
-    last_catalog_filters: CatalogFilters
-    last_catalog_results: list[ItemRef]
-    catalog_total_matches_estimate: int | None
+    """state["sale"]: the last catalog search, the item being configured, the step."""
+
+    query: str | None
+    """The last catalog search's words."""
+    filters: CatalogFilters
+    results: list[ItemRef]
+    """The options last shown, in their numbered order."""
+    total_estimate: int | None
     selected_item_ids: list[str]
-    sales_step: SalesStep | None
+    step: SalesStep | None
     """Where the sale stands between turns; None when no sale is under way. Kept while
     the customer changes topic."""
     pending_item: PendingItem | None
@@ -372,6 +376,7 @@ class Parts(TypedDict, total=False):
     governance: Annotated[GovernancePart, merge_part]
     support: Annotated[SupportPart, merge_part]
     escalation: Annotated[EscalationPart, merge_part]
+    sale: Annotated[SalePart, merge_part]
 
 
 class PersistedState(
@@ -381,7 +386,6 @@ class PersistedState(
     LastTurn,
     Parts,
     GovernorCounts,
-    SalePart,
     CheckoutPart,
     SessionPart,
     total=False,
@@ -449,14 +453,16 @@ DEFAULTS: dict[str, Any] = {
     "casual_turns": 0,
     "spam_turns": 0,
     "abuse_turns": 0,
-    "last_catalog_query": None,
-    "last_catalog_filters": {},
-    "last_catalog_results": [],
-    "catalog_total_matches_estimate": None,
-    "selected_item_ids": [],
-    "sales_step": None,
-    "pending_item": None,
-    "rejections": 0,
+    "sale": {
+        "query": None,
+        "filters": {},
+        "results": [],
+        "total_estimate": None,
+        "selected_item_ids": [],
+        "step": None,
+        "pending_item": None,
+        "rejections": 0,
+    },
     "cart": [],
     "order_id": None,
     "order_totals": {},

@@ -51,6 +51,16 @@ FLAT_NAMES: dict[str, dict[str, str]] = {
         "clarify_intent": "clarify_intent",
         "clarify_loops": "clarify_loops",
     },
+    "sale": {
+        "last_catalog_query": "query",
+        "last_catalog_filters": "filters",
+        "last_catalog_results": "results",
+        "catalog_total_matches_estimate": "total_estimate",
+        "selected_item_ids": "selected_item_ids",
+        "sales_step": "step",
+        "pending_item": "pending_item",
+        "rejections": "rejections",
+    },
     "escalation": {
         "escalation_required": "required",
         "escalation_category": "category",

@@ -208,7 +208,9 @@ class Driver:
             self.send(who, answer)
 
     def pay(self, who: Customer) -> None:
-        if who.state.get("sales_step") != "paying" or not who.state.get("payment_request_id"):
+        if who.state.get("sale", {}).get("step") != "paying" or not who.state.get(
+            "payment_request_id"
+        ):
             return
         self.payments += 1
         self.paid += deliver_stk_callback(who.tenant_id, int(who.state["payment_request_id"]))

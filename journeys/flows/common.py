@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 from journeys.context import RunContext
 from journeys.flows.state import FlowState
-from journeys.state import NESTED, combine, merge_part
+from journeys.state import NESTED, SalePart, combine, merge_part
 from journeys.tooling import Called, OutT, ToolName, call
 from tools.order_get_status import OrderGetStatusOutput
 from tulia.text import ReplyKey, entry, label, say
@@ -67,6 +67,11 @@ class FlowTurn:
         if name in self.updates:
             return self.updates[name]
         return self.state.get(name, default)
+
+    @property
+    def sale(self) -> SalePart:
+        """The sale as this turn has left it so far (stored part and this turn's fields)."""
+        return merge_part(self.state["sale"], cast(SalePart, self.updates.get("sale", {})))
 
     def set(self, **fields: Any) -> None:
         """Fields to update; a nested part's fields merge with what was set before."""

@@ -145,7 +145,7 @@ def _ticket_journey(state: FlowState, category: str, base: str) -> Journey:
     """The journey the customer was in (a sale interrupted by "agent!" is a sale)."""
     if category in ("refund", "return"):
         return "orders"
-    if state.get("sales_step"):
+    if state["sale"]["step"]:
         return "sales"
     current = state.get("journey", "unknown")
     if current in ("unknown", "governance") and base not in ("consent", "governance"):
@@ -165,7 +165,7 @@ def summary(state: FlowState) -> str:
     order = (state.get("order_totals") or {}).get("reference") or "none"
     head = (
         f"customer {state.get('customer_id')} · journey {state.get('journey')} · "
-        f"step {state.get('sales_step') or state.get('journey_step') or '-'} · order {order}"
+        f"step {state['sale']['step'] or state.get('journey_step') or '-'} · order {order}"
     )
     lines = [
         *state["escalation"]["transcript"][-SUMMARY_LINES:],
@@ -175,7 +175,7 @@ def summary(state: FlowState) -> str:
 
 
 def _ticket_args(state: FlowState, category: str, reason: str) -> dict[str, Any]:
-    step = state.get("sales_step") or state.get("journey_step") or "start"
+    step = state["sale"]["step"] or state.get("journey_step") or "start"
     return {
         "reason": reason[:300],
         "category": category,

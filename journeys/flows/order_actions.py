@@ -249,7 +249,7 @@ def _cancel(turn: FlowTurn, action: OrderAction) -> FlowState:
     if called.output.refund_due:
         text += " " + text_label("reply.order_update", "refund_due", turn.language)
     if str(called.output.order_id) == str(turn.get("order_id")):
-        turn.set(sales_step=None, payment_status=None, cart=[], quoted_amount_kes=None)
+        turn.set(payment_status=None, cart=[], quoted_amount_kes=None, sale={"step": None})
     return _done(turn, text)
 
 

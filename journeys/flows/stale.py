@@ -30,8 +30,7 @@ QUOTE_STEPS = ("method", "confirm")
 
 # A dropped question takes its bookkeeping with it: the counts of a fresh session.
 _FRESH_SESSION: dict[str, Any] = {
-    "pending_item": None,
-    "rejections": 0,
+    "sale": {"pending_item": None, "rejections": 0},
     "escalation": {"frustrated_turns": 0},
     "support": {"clarify_text": None, "clarify_intent": None, "clarify_loops": 0, "misses": 0},
     "casual_turns": 0,
@@ -51,11 +50,11 @@ def session_reset(state: FlowState, now: float) -> dict[str, Any]:
     if silent_for(state, now) < SESSION_SILENCE_SECONDS:
         return update
     update = combine(update, deepcopy(_FRESH_SESSION))
-    step = state.get("sales_step")
+    step = state["sale"]["step"]
     if step in _QUOTE_STEPS_AND_LATER:
         update["awaiting_answer"] = step in QUOTE_STEPS
     else:
-        update.update(sales_step=None, awaiting_answer=False)
+        update = combine(update, {"awaiting_answer": False, "sale": {"step": None}})
     if step in _QUESTION_STEPS or not step:
         update["journey_step"] = None
     return update

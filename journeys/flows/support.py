@@ -66,6 +66,6 @@ def _no_context(turn: FlowTurn) -> FlowState:
 
 def _with_resume_hint(turn: FlowTurn, text: str) -> str:
     """A detour from a sale ends with a pointer back to it: the cart is kept."""
-    if not turn.get("sales_step"):
+    if not turn.sale["step"]:
         return text
     return f"{text}\n\n{turn.say('resume_hint')}"

@@ -166,7 +166,7 @@ def finish(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
             guarded, node, state=state, tenant_id=ctx.tenant_id, gateway=deps.gateway, facts=facts
         )
         reply, called = phrased.text, phrased.called
-    waiting = state.get("sales_step") == "confirm" or (
+    waiting = state["sale"]["step"] == "confirm" or (
         state.get("journey_step") in ("support.offer_handoff", APOLOGISED)
     )
     update = FlowState(

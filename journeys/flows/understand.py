@@ -235,5 +235,5 @@ def _answers_pending(state: FlowState) -> bool:
 
 def _structured_answer(state: FlowState) -> bool:
     """A shop-page code, or the paying phone named while the sale waits on payment."""
-    step = str(state.get("sales_step") or "")
+    step = str(state["sale"]["step"] or "")
     return picks_by_code(state) or names_paying_phone(step, state.get("inbound_text", ""))

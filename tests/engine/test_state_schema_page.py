@@ -20,7 +20,6 @@ PARTS = (
     state.LastTurn,
     state.Parts,
     state.GovernorCounts,
-    state.SalePart,
     state.CheckoutPart,
     state.SessionPart,
     state.TurnScratch,
