@@ -1,27 +1,31 @@
 """The conversation state: typed parts, one set of defaults, a version (SPEC §5.1).
 
-The graph's state is one flat TypedDict because LangGraph keeps one channel per key
-and merges the partial dicts nodes return into it, and because the gateway stores it
-as plain JSON between turns. It is composed of parts, one TypedDict each (identity,
-shop, customer, last turn, governance, sale, checkout, support, escalation, session),
-so every key has one owner and one type; journeys/README.md lists them on one page.
+The graph's state is one TypedDict: LangGraph keeps one channel per key and merges the
+partial dicts nodes return into it, and the gateway stores it as plain JSON between
+turns. It is composed of parts, one TypedDict each, so every key has one owner and one
+type; journeys/README.md lists them on one page. The governance, sale, support and
+escalation parts are nested (`state["sale"]["step"]`), each a channel whose reducer,
+`merge_part`, merges the fields a node returns into the stored part; the rest
+(identity, shop, customer, last turn, the governor's counts, checkout, session) are
+still flat keys.
 
 `PersistedState` is what the gateway stores; `TurnScratch` is per-turn working memory
 that `stored()` drops (never saved). `STATE_VERSION` names the stored shape: a state
 saved by older code goes through `journeys.upgrade.upgrade` before a turn reads it.
-Field names of seed 002 are kept, so stored states and prompts speak one vocabulary.
 Anything not known is None or "unknown", never a guess.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from copy import deepcopy
-from typing import Annotated, Any, Literal, NotRequired, TypedDict, get_args
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeVar, cast, get_args
 
 from tulia.whatsapp.schemas import InboundKind
 
-STATE_VERSION = 2
-"""1: every state stored before the version existed (9040080 .. fe806fe); 2: typed parts."""
+STATE_VERSION = 3
+"""1: every state stored before the version existed (9040080 .. fe806fe); 2: typed parts,
+flat; 3: the governance, sale, support and escalation parts nested."""
 
 Intent = Literal[
     "sales_discovery",
@@ -70,6 +74,19 @@ def follow_path(path: list[str], steps: list[str]) -> list[str]:
     if path and steps[: len(path)] == path:
         return steps
     return [*path, *steps]
+
+
+PartT = TypeVar("PartT", bound=Mapping[str, object])
+
+
+def merge_part(stored: PartT, update: PartT) -> PartT:
+    """The reducer of every nested part: the fields a node returns replace the stored
+    ones, the others are kept (shallow: a field's value is replaced whole, never merged).
+
+    Every part always holds all its fields (`DEFAULTS`, `upgrade`), so clearing a field
+    is writing its default (`{"sale": {"pending_item": None}}`) and resetting a part is
+    writing `fresh(part)`, which replaces every field."""
+    return cast(PartT, {**stored, **update})
 
 
 # The values stored inside the parts, as JSON (what the flows write; mypy checks the keys).
@@ -250,22 +267,35 @@ class LastTurn(TypedDict, total=False):
 
 
 class GovernancePart(TypedDict, total=False):
-    governor_classification: GovernorClass
-    governor_confidence: float
-    governor_action: str | None
+    """state["governance"]: the governor's verdict on this turn."""
+
+    classification: GovernorClass
+    confidence: float
+    action: str | None
     """What the governor decided for this turn (journeys.nlu.governor.Action)."""
+
+
+class GovernorCounts(TypedDict, total=False):
+    """The governor's running counts. Flat, not in state["governance"], because
+    `journeys.nlu.governor.GovernorCounters.from_state` reads them from the top level
+    (journeys/nlu is being rebuilt separately; nest them when it reads the part)."""
+
     casual_turns: int
     spam_turns: int
     abuse_turns: int
 
 
 class SalePart(TypedDict, total=False):
-    last_catalog_query: str | None
-    last_catalog_filters: CatalogFilters
-    last_catalog_results: list[ItemRef]
-    catalog_total_matches_estimate: int | None
+    """state["sale"]: the last catalog search, the item being configured, the step."""
+
+    query: str | None
+    """The last catalog search's words."""
+    filters: CatalogFilters
+    results: list[ItemRef]
+    """The options last shown, in their numbered order."""
+    total_estimate: int | None
     selected_item_ids: list[str]
-    sales_step: SalesStep | None
+    step: SalesStep | None
     """Where the sale stands between turns; None when no sale is under way. Kept while
     the customer changes topic."""
     pending_item: PendingItem | None
@@ -297,25 +327,32 @@ class CheckoutPart(TypedDict, total=False):
 
 
 class SupportPart(TypedDict, total=False):
-    kb_snippets: list[KbSnippet]
-    support_misses: int
+    """state["support"]: the knowledge-base answers, an order action, clarifications."""
+
+    snippets: list[KbSnippet]
+    """The passages the last support answer used."""
+    misses: int
+    """Support questions in a row the shop's documents did not answer."""
     order_action: OrderAction | None
     """A return, refund or cancellation under way: kind, listed references, the order
     (journeys.flows.order_actions)."""
     clarify_text: str | None
     """The message a clarifying question was about; a "yes" to the question replays it."""
-    clarify_intent: str | None
+    clarify_intent: Intent | None
     clarify_loops: int
     """Clarifying questions asked in a row, each after a message the bot could not place;
     one more such message completes that many clarification loops (SPEC §5.5)."""
 
 
 class EscalationPart(TypedDict, total=False):
-    escalation_required: bool
-    escalation_category: str | None
+    """state["escalation"]: a handoff to a person, and the counts that lead to one."""
+
+    required: bool
+    """A handoff ticket was opened for this conversation."""
+    category: str | None
     """The handoff ticket's category while this turn hands over, else None."""
-    escalation_reason: str | None
-    handoff_ticket_id: str | None
+    reason: str | None
+    ticket_id: str | None
     frustrated_turns: int
     tool_error_streak: int
     waiting_notice_at: float | None
@@ -332,16 +369,24 @@ class SessionPart(TypedDict, total=False):
     the pending question (journeys.flows.stale)."""
 
 
+class Parts(TypedDict, total=False):
+    """The nested parts: a node returns only the fields it changes (`{"governance":
+    {"action": "proceed"}}`) and `merge_part` merges them into the stored part."""
+
+    governance: Annotated[GovernancePart, merge_part]
+    support: Annotated[SupportPart, merge_part]
+    escalation: Annotated[EscalationPart, merge_part]
+    sale: Annotated[SalePart, merge_part]
+
+
 class PersistedState(
     Identity,
     ShopPart,
     CustomerPart,
     LastTurn,
-    GovernancePart,
-    SalePart,
+    Parts,
+    GovernorCounts,
     CheckoutPart,
-    SupportPart,
-    EscalationPart,
     SessionPart,
     total=False,
 ):
@@ -404,20 +449,20 @@ DEFAULTS: dict[str, Any] = {
     "awaiting_answer": False,
     "llm_calls": 0,
     "graph_path": [],
-    "governor_classification": "business",
-    "governor_confidence": 0.0,
-    "governor_action": None,
+    "governance": {"classification": "business", "confidence": 0.0, "action": None},
     "casual_turns": 0,
     "spam_turns": 0,
     "abuse_turns": 0,
-    "last_catalog_query": None,
-    "last_catalog_filters": {},
-    "last_catalog_results": [],
-    "catalog_total_matches_estimate": None,
-    "selected_item_ids": [],
-    "sales_step": None,
-    "pending_item": None,
-    "rejections": 0,
+    "sale": {
+        "query": None,
+        "filters": {},
+        "results": [],
+        "total_estimate": None,
+        "selected_item_ids": [],
+        "step": None,
+        "pending_item": None,
+        "rejections": 0,
+    },
     "cart": [],
     "order_id": None,
     "order_totals": {},
@@ -431,20 +476,24 @@ DEFAULTS: dict[str, Any] = {
     "delivery_options": None,
     "pay_phone": None,
     "hinted_codes": [],
-    "kb_snippets": [],
-    "support_misses": 0,
-    "order_action": None,
-    "clarify_text": None,
-    "clarify_intent": None,
-    "clarify_loops": 0,
-    "escalation_required": False,
-    "escalation_category": None,
-    "escalation_reason": None,
-    "handoff_ticket_id": None,
-    "frustrated_turns": 0,
-    "tool_error_streak": 0,
-    "waiting_notice_at": None,
-    "transcript": [],
+    "support": {
+        "snippets": [],
+        "misses": 0,
+        "order_action": None,
+        "clarify_text": None,
+        "clarify_intent": None,
+        "clarify_loops": 0,
+    },
+    "escalation": {
+        "required": False,
+        "category": None,
+        "reason": None,
+        "ticket_id": None,
+        "frustrated_turns": 0,
+        "tool_error_streak": 0,
+        "waiting_notice_at": None,
+        "transcript": [],
+    },
     "state_version": STATE_VERSION,
     "turn_count": 0,
     "last_seen_at": None,
@@ -455,11 +504,35 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+NESTED: frozenset[str] = frozenset(Parts.__annotations__)
+PART_FIELDS: dict[str, frozenset[str]] = {name: frozenset(DEFAULTS[name]) for name in NESTED}
+
+
+def fresh(part: str) -> dict[str, Any]:
+    """A part at its defaults: written whole, it resets the part (merge_part replaces
+    every field)."""
+    whole: dict[str, Any] = deepcopy(DEFAULTS[part])
+    return whole
+
+
+def combine(*updates: Mapping[str, Any]) -> dict[str, Any]:
+    """Several partial updates as one, in order: as LangGraph would apply them, a later
+    nested part merged into an earlier one rather than replacing it."""
+    merged: dict[str, Any] = {}
+    for update in updates:
+        for key, value in update.items():
+            if key in NESTED and key in merged:
+                merged[key] = merge_part(merged[key], value)
+            else:
+                merged[key] = value
+    return merged
+
+
 def new_state(*, tenant_id: str, conversation_id: str, request_id: str) -> ConversationState:
     """A fresh state: identity is required, everything else starts at its default."""
-    fresh = deepcopy(DEFAULTS)  # no two states share a list or a dict
-    fresh.update(tenant_id=tenant_id, conversation_id=conversation_id, request_id=request_id)
-    return ConversationState(**fresh)  # type: ignore[typeddict-item]
+    state = deepcopy(DEFAULTS)  # no two states share a list or a dict
+    state.update(tenant_id=tenant_id, conversation_id=conversation_id, request_id=request_id)
+    return ConversationState(**state)  # type: ignore[typeddict-item]
 
 
 def stored(state: dict[str, Any]) -> dict[str, Any]:

@@ -15,7 +15,14 @@ from collections.abc import Callable, Mapping
 from copy import deepcopy
 from typing import Any
 
-from journeys.state import DEFAULTS, PERSISTED_KEYS, SCRATCH_KEYS, STATE_VERSION
+from journeys.state import (
+    DEFAULTS,
+    NESTED,
+    PART_FIELDS,
+    PERSISTED_KEYS,
+    SCRATCH_KEYS,
+    STATE_VERSION,
+)
 
 logger = logging.getLogger("tulia.journeys")
 
@@ -30,7 +37,53 @@ def _from_unversioned(saved: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in saved.items() if key not in SCRATCH_KEYS}
 
 
-STEPS: dict[int, Step] = {1: _from_unversioned}
+FLAT_NAMES: dict[str, dict[str, str]] = {
+    "governance": {
+        "governor_classification": "classification",
+        "governor_confidence": "confidence",
+        "governor_action": "action",
+    },
+    "support": {
+        "kb_snippets": "snippets",
+        "support_misses": "misses",
+        "order_action": "order_action",
+        "clarify_text": "clarify_text",
+        "clarify_intent": "clarify_intent",
+        "clarify_loops": "clarify_loops",
+    },
+    "sale": {
+        "last_catalog_query": "query",
+        "last_catalog_filters": "filters",
+        "last_catalog_results": "results",
+        "catalog_total_matches_estimate": "total_estimate",
+        "selected_item_ids": "selected_item_ids",
+        "sales_step": "step",
+        "pending_item": "pending_item",
+        "rejections": "rejections",
+    },
+    "escalation": {
+        "escalation_required": "required",
+        "escalation_category": "category",
+        "escalation_reason": "reason",
+        "handoff_ticket_id": "ticket_id",
+        "frustrated_turns": "frustrated_turns",
+        "tool_error_streak": "tool_error_streak",
+        "waiting_notice_at": "waiting_notice_at",
+        "transcript": "transcript",
+    },
+}
+"""Version 2's flat keys, by the nested part (version 3) and the field they became."""
+
+
+def _nested(saved: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 (flat typed parts): each nested part's keys moved into it, renamed."""
+    state = dict(saved)
+    for part, names in FLAT_NAMES.items():
+        state[part] = {new: state.pop(old) for old, new in names.items() if old in state}
+    return state
+
+
+STEPS: dict[int, Step] = {1: _from_unversioned, 2: _nested}
 """The step that turns a state of version N into version N + 1."""
 
 
@@ -44,6 +97,11 @@ def upgrade(saved: Mapping[str, Any]) -> dict[str, Any]:
         state = STEPS[version](state)
         version += 1
     current = {k: deepcopy(v) for k, v in DEFAULTS.items() if k in PERSISTED_KEYS}
-    current.update((k, v) for k, v in state.items() if k in PERSISTED_KEYS)
+    for key, value in state.items():
+        if key in NESTED and isinstance(value, Mapping):
+            known = {f: v for f, v in value.items() if f in PART_FIELDS[key]}
+            current[key] = {**current[key], **known}
+        elif key in PERSISTED_KEYS - NESTED:
+            current[key] = value
     current["state_version"] = STATE_VERSION
     return current

@@ -171,7 +171,7 @@ class Driver:
                 who.state = output.state
             who.store()
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        who.open = output.state is not None and not who.state.get("handoff_ticket_id")
+        who.open = output.state is not None and not who.state.get("escalation", {}).get("ticket_id")
         plan = who.plan
         if self.keep_worst:
             step = f"{who.state.get('journey')}/{who.state.get('journey_step')}"
@@ -208,7 +208,9 @@ class Driver:
             self.send(who, answer)
 
     def pay(self, who: Customer) -> None:
-        if who.state.get("sales_step") != "paying" or not who.state.get("payment_request_id"):
+        if who.state.get("sale", {}).get("step") != "paying" or not who.state.get(
+            "payment_request_id"
+        ):
             return
         self.payments += 1
         self.paid += deliver_stk_callback(who.tenant_id, int(who.state["payment_request_id"]))

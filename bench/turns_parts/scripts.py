@@ -304,9 +304,11 @@ def make_plans(count: int, seed: int, run: int, labels: Labels, *, first: int = 
 
 
 def step_answer(state: dict[str, Any], lang: str, rng: random.Random) -> str | None:
-    step = state.get("sales_step")
+    step = state.get("sale", {}).get("step")
     if step == "variant":
-        choices = (state.get("pending_item") or {}).get("choices") or [{"label": "1"}]
+        choices = (state.get("sale", {}).get("pending_item") or {}).get("choices") or [
+            {"label": "1"}
+        ]
         return VARIANT[lang].format(label=rng.choice(choices)["label"])
     if step == "area":
         zones = (state.get("delivery_options") or {}).get("zones") or [{"name": "town"}]

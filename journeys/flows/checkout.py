@@ -71,7 +71,7 @@ def answers_step(state: FlowState, step: str, text: str) -> bool:
 
 def _answers(state: FlowState, step: str, text: str) -> bool:
     if step == "variant":
-        pending = state.get("pending_item")
+        pending = state["sale"]["pending_item"]
         choices = pending.get("choices", []) if pending else []
         return _variant_pick(text, choices) is not None
     if step == "quantity":
@@ -116,9 +116,9 @@ def _advance(turn: FlowTurn, step: str) -> FlowState:
 def reprompt(turn: FlowTurn, step: str) -> FlowState:
     """CONTINUE after a detour: ask the pending question again."""
     if step == "variant":
-        return _ask_variant(turn, turn.get("pending_item"))
+        return _ask_variant(turn, _configuring(turn))
     if step == "quantity":
-        return _ask_quantity(turn, turn.get("pending_item"))
+        return _ask_quantity(turn, _configuring(turn))
     if step == "paying":
         return status(turn)
     if step in delivery.STEPS:
@@ -142,7 +142,7 @@ def requote(turn: FlowTurn) -> FlowState:
     if picked:  # naming a method spends nothing; the total is what gets asked again
         turn.set(payment_method=picked)
     asked = confirm(turn)
-    if not asked.get("response_text") or turn.get("sales_step") not in QUOTE_STEPS:
+    if not asked.get("response_text") or turn.sale["step"] not in QUOTE_STEPS:
         return asked  # paid meanwhile, or the order could not be read: that answer stands
     return turn.reply(f"{turn.say('quote_expired')}\n\n{asked['response_text']}")
 
@@ -150,7 +150,7 @@ def requote(turn: FlowTurn) -> FlowState:
 def payment_help(turn: FlowTurn) -> FlowState:
     """ "Did my payment go through?" while paying, or after an attempt ended unpaid."""
     told = turn.get("payment_status") in outcome.UNPAID_ENDINGS
-    return status(turn) if turn.get("sales_step") == "paying" or told else confirm(turn)
+    return status(turn) if turn.sale["step"] == "paying" or told else confirm(turn)
 
 
 def select_item(
@@ -168,13 +168,15 @@ def select_item(
         # An ask for a sold-out item: the back-in-stock nudge tells them when it returns.
         turn.tool(STOCK_REQUEST_CREATE, routine=True, item_id=item_id)
         return turn.reply(turn.say("out_of_stock", item=item.name))
-    filters: CatalogFilters = turn.get("last_catalog_filters") or CatalogFilters()
+    filters: CatalogFilters = turn.sale["filters"] or CatalogFilters()
     pending = _pending(item, filters.get("size"))
     if variant_id is not None:
         pending = _preset(pending, variant_id)
     if source:
         pending["source"] = source
-    turn.set(pending_item=pending, selected_item_ids=[str(item_id)])  # ids as text (state schema)
+    turn.set(
+        sale={"pending_item": pending, "selected_item_ids": [str(item_id)]}
+    )  # ids as text (state schema)
     if pending["choices"] and pending["variant_id"] is None:
         return _ask_variant(turn, pending)
     return _ask_quantity(turn, pending)
@@ -215,6 +217,14 @@ def _varying_attribute(variants: list[VariantOut]) -> str:
     return keys[0] if keys else "option"
 
 
+def _configuring(turn: FlowTurn) -> PendingItem:
+    """The item the variant and quantity steps are about (set when the sale got there)."""
+    pending = turn.sale["pending_item"]
+    if pending is None:
+        raise ValueError("the variant and quantity steps need the item being configured")
+    return pending
+
+
 def _variant_pick(text: str, choices: list[VariantChoice]) -> VariantChoice | None:
     labels = [c["label"] for c in choices]
     folded = parse.words(text)
@@ -230,7 +240,7 @@ def _variant_pick(text: str, choices: list[VariantChoice]) -> VariantChoice | No
 
 
 def _ask_variant(turn: FlowTurn, pending: PendingItem) -> FlowState:
-    turn.set(sales_step="variant", journey_step="sales.variant")
+    turn.set(journey_step="sales.variant", sale={"step": "variant"})
     text = product_disambiguate(
         turn.key,
         turn.language,
@@ -243,18 +253,17 @@ def _ask_variant(turn: FlowTurn, pending: PendingItem) -> FlowState:
 
 
 def _variant_chosen(turn: FlowTurn) -> FlowState:
-    current: PendingItem = turn.get("pending_item")
-    pending = current.copy()
+    pending = _configuring(turn).copy()
     choice = _variant_pick(turn.text, pending["choices"])
     if choice is None:  # answers_step said yes, so this only guards a changed state
         return _ask_variant(turn, pending)
     pending["variant_id"], pending["variant_label"] = choice["variant_id"], choice["label"]
-    turn.set(pending_item=pending)
+    turn.set(sale={"pending_item": pending})
     return _ask_quantity(turn, pending)
 
 
 def _ask_quantity(turn: FlowTurn, pending: PendingItem) -> FlowState:
-    turn.set(sales_step="quantity", journey_step="sales.quantity")
+    turn.set(journey_step="sales.quantity", sale={"step": "quantity"})
     name = pending["name"] + (
         f" ({pending['variant_label']})" if pending.get("variant_label") else ""
     )
@@ -264,7 +273,7 @@ def _ask_quantity(turn: FlowTurn, pending: PendingItem) -> FlowState:
 def _create_order(turn: FlowTurn, quantity: int) -> FlowState:
     if not 1 <= quantity <= parse.MAX_QUANTITY:
         return turn.reply(turn.say("quantity_invalid", max=parse.MAX_QUANTITY))
-    pending: PendingItem = turn.get("pending_item")
+    pending = _configuring(turn)
     line: OrderLine = {"item_id": pending["item_id"], "quantity": quantity}
     variant_id = pending.get("variant_id")
     if variant_id:
@@ -273,13 +282,13 @@ def _create_order(turn: FlowTurn, quantity: int) -> FlowState:
     if not made.ok:
         if made.broken:
             return turn.reply(turn.say("tool_failed"))
-        turn.set(sales_step="choose")
+        turn.set(sale={"step": "choose"})
         return turn.reply(turn.say("order_failed", reason=turn.why(made)))
     order = made.output
     cart: list[CartLine] = [
         {**line, "name": pending["name"], "variant": pending.get("variant_label")}
     ]
-    turn.set(cart=cart, pending_item=None, payment_status=None, payment_request_id=None)
+    turn.set(cart=cart, payment_status=None, payment_request_id=None, sale={"pending_item": None})
     turn.set(payment_attempt=0, payment_method=None, pay_phone=None, **_order_fields(order))
     hint = _offers_hint(turn, order.order_id)
     asked = delivery.start(turn, order)
@@ -342,10 +351,10 @@ def _ask_payment(turn: FlowTurn, order: OrderOut, prefix: str | None = None) -> 
     if chosen not in methods:
         chosen = methods[0] if len(methods) == 1 else None
     if not methods:
-        turn.set(sales_step="paused", journey_step="sales.no_methods")
+        turn.set(journey_step="sales.no_methods", sale={"step": "paused"})
         text = turn.say("no_methods", reference=order.reference)
     elif chosen is None:
-        turn.set(sales_step="method", journey_step="sales.method", quoted_at=clock.now())
+        turn.set(journey_step="sales.method", quoted_at=clock.now(), sale={"step": "method"})
         text = turn.say("ask_method", reference=order.reference, choices=turn.methods(methods))
     else:
         text = _confirm_question(turn, order, chosen)
@@ -353,7 +362,7 @@ def _ask_payment(turn: FlowTurn, order: OrderOut, prefix: str | None = None) -> 
 
 
 def _confirm_question(turn: FlowTurn, order: OrderOut, method: str) -> str:
-    turn.set(sales_step="confirm", journey_step="sales.confirm", payment_method=method)
+    turn.set(journey_step="sales.confirm", payment_method=method, sale={"step": "confirm"})
     turn.set(quoted_amount_kes=order.amount_whole_kes, awaiting_answer=True)
     turn.set(quoted_at=clock.now())
     how = turn.say(f"method_{method}", phone=local_phone(_paying_phone(turn)))
@@ -377,8 +386,8 @@ def confirm(turn: FlowTurn, applied: OrderOut | None = None) -> FlowState:
 
     `applied`: the order a tool wrote this very turn (a coupon on a draft, which cannot
     be paid meanwhile), so it is not read back through order_get_status."""
-    if turn.get("sales_step") in delivery.STEPS:
-        return turn.reply(delivery.question(turn, str(turn.get("sales_step"))))
+    if turn.sale["step"] in delivery.STEPS:
+        return turn.reply(delivery.question(turn, str(turn.sale["step"])))
     if applied is not None and applied.status == "draft":
         turn.set(**_order_fields(applied))
         return _ask_payment(turn, applied)
@@ -418,7 +427,7 @@ def _initiate(turn: FlowTurn) -> FlowState:
             phone=turn.get("pay_phone") or "",
         )
     if not called.ok:
-        turn.set(sales_step="paused", journey_step="sales.payment_failed")
+        turn.set(journey_step="sales.payment_failed", sale={"step": "paused"})
         return turn.reply(turn.say("payment_failed"))
     return _started(turn, called.output)
 
@@ -427,7 +436,7 @@ def _started(turn: FlowTurn, out: Started) -> FlowState:
     """Each method's tool gives its own output: C2B instructions (no payment record
     yet), a card checkout link, or the STK push sent to the phone."""
     amount = format_money(out.amount_kes)
-    turn.set(sales_step="paying", journey_step="sales.paying", payment_status="pending")
+    turn.set(journey_step="sales.paying", payment_status="pending", sale={"step": "paying"})
     if isinstance(out, PaymentGetC2BInstructionsOutput):
         turn.set(payment_request_id=None)
         scenario = "c2b_till" if out.kind == "till" else "c2b_paybill"
@@ -440,7 +449,7 @@ def _started(turn: FlowTurn, out: Started) -> FlowState:
 
 
 def _declined(turn: FlowTurn) -> FlowState:
-    turn.set(sales_step="paused", journey_step="sales.declined", awaiting_answer=False)
+    turn.set(journey_step="sales.declined", awaiting_answer=False, sale={"step": "paused"})
     totals: OrderTotals = turn.get("order_totals") or OrderTotals()
     reference = totals.get("reference", "")
     return turn.reply(turn.say("payment_declined", reference=reference))
@@ -455,7 +464,7 @@ def status(turn: FlowTurn, fresh: OrderGetStatusOutput | None = None) -> FlowSta
     order = fresh.order
     paid = outcome.payment_state(turn, fresh)
     if fresh.paid:
-        turn.set(sales_step=None, payment_status="paid", cart=[], quoted_amount_kes=None)
+        turn.set(payment_status="paid", cart=[], quoted_amount_kes=None, sale={"step": None})
     if paid in outcome.UNPAID_ENDINGS:
         return turn.reply(outcome.unpaid_reply(turn, order.reference, paid, ours=True))
     answer = outcome.payment_answer(turn, fresh, paid)

@@ -8,13 +8,12 @@ confirmed by the customer.
 
 from __future__ import annotations
 
-from typing import cast
-
 from journeys.context import RunContext
 from journeys.flows import parse, replies
 from journeys.flows.sales import catalog_answer
 from journeys.flows.state import FlowState
 from journeys.nodes.deps import EngineDeps
+from journeys.state import combine
 
 SHOPPING_INTENTS = ("sales_discovery", "product_question")
 
@@ -29,27 +28,22 @@ def clarify(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
             return found
     update = replies.clarify_response(state, ctx, deps)
     update["journey_step"] = "clarify"
-    update["clarify_text"] = state.get("inbound_text", "")
-    update["clarify_intent"] = state.get("intent", "unknown")
-    return update
+    asked = {"clarify_text": state["inbound_text"], "clarify_intent": state["intent"]}
+    return FlowState(**combine(update, {"support": asked}))  # type: ignore[typeddict-item]
 
 
 def confirms_clarification(state: FlowState) -> bool:
-    asked = state.get("journey_step") == "clarify" and state.get("clarify_text")
+    asked = state.get("journey_step") == "clarify" and state["support"]["clarify_text"]
     return bool(asked) and parse.is_yes(state.get("inbound_text", ""))
 
 
 def recall(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     """Replay the clarified message as if its intent had been certain."""
-    return cast(
-        FlowState,
-        {
-            "inbound_text": state.get("clarify_text") or "",
-            "intent": state.get("clarify_intent") or "unknown",
-            "intent_confidence": 1.0,
-            "journey_step": None,
-            "clarify_text": None,
-            "clarify_intent": None,
-            "clarify_loops": 0,
-        },
+    support = state["support"]
+    return FlowState(
+        inbound_text=support["clarify_text"] or "",
+        intent=support["clarify_intent"] or "unknown",
+        intent_confidence=1.0,
+        journey_step=None,
+        support={"clarify_text": None, "clarify_intent": None, "clarify_loops": 0},
     )

@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 
 from journeys.context import RunContext
 from journeys.flows.state import FlowState
+from journeys.state import NESTED, SalePart, combine, merge_part
 from journeys.tooling import Called, OutT, ToolName, call
 from tools.order_get_status import OrderGetStatusOutput
 from tulia.text import ReplyKey, entry, label, say
@@ -46,7 +47,7 @@ class FlowTurn:
         self.ctx = ctx
         self.updates: dict[str, Any] = {}
         self.facts: list[Any] = list(state.get("turn_facts", []))
-        self.error_streak = state.get("tool_error_streak", 0)
+        self.error_streak = state["escalation"]["tool_error_streak"]
 
     @property
     def text(self) -> str:
@@ -61,12 +62,20 @@ class FlowTurn:
         return reply_key(self.state)
 
     def get(self, name: str, default: Any = None) -> Any:
+        if name in NESTED:  # the stored part with what this turn set in it
+            return merge_part(self.state.get(name, {}), self.updates.get(name, {}))
         if name in self.updates:
             return self.updates[name]
         return self.state.get(name, default)
 
+    @property
+    def sale(self) -> SalePart:
+        """The sale as this turn has left it so far (stored part and this turn's fields)."""
+        return merge_part(self.state["sale"], cast(SalePart, self.updates.get("sale", {})))
+
     def set(self, **fields: Any) -> None:
-        self.updates.update(fields)
+        """Fields to update; a nested part's fields merge with what was set before."""
+        self.updates = combine(self.updates, fields)
 
     def tool(
         self,
@@ -100,12 +109,14 @@ class FlowTurn:
         return "\n".join(f"{i}. {name}" for i, name in enumerate(names, 1))
 
     def reply(self, text: str | None) -> FlowState:
-        update = {
-            **self.updates,
-            "response_text": text,
-            "turn_facts": self.facts,
-            "tool_error_streak": self.error_streak,
-        }
+        update = combine(
+            self.updates,
+            {
+                "response_text": text,
+                "turn_facts": self.facts,
+                "escalation": {"tool_error_streak": self.error_streak},
+            },
+        )
         return cast(FlowState, update)
 
 

@@ -113,7 +113,7 @@ def start(turn: FlowTurn, order: OrderOut) -> str | OrderOut:
 def question(turn: FlowTurn, step: str, options: DeliveryOptions | None = None) -> str:
     """`options`: already read through the tool this turn (one call per turn is enough)."""
     options = options or _options(turn) or turn.get("delivery_options") or DeliveryOptions()
-    turn.set(sales_step=step, journey_step=f"sales.{step}")
+    turn.set(journey_step=f"sales.{step}", sale={"step": step})
     zones = _zones_text(options)
     if step == "area":
         return turn.say("ask_area", zones=zones)
@@ -137,7 +137,7 @@ def choose(turn: FlowTurn, step: str) -> str | OrderOut:
     if method == "delivery" and not _zone_named(options, turn.text):
         if step == "fulfilment":  # "delivery", without the area yet
             return question(turn, "area")
-        turn.set(sales_step="area", journey_step="sales.area")
+        turn.set(journey_step="sales.area", sale={"step": "area"})
         zones = _zones_text(_options(turn) or options)
         return turn.say("area_unknown", area=turn.text.strip()[:60], zones=zones)
     chosen = _set(turn, method, turn.text if method == "delivery" else "")

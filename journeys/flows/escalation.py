@@ -18,7 +18,7 @@ from journeys.flows.sales import answers_step
 from journeys.flows.state import FlowState
 from journeys.nodes.deps import EngineDeps
 from journeys.nodes.routing import INTENT_ROUTE_THRESHOLD, journey_of, route
-from journeys.state import Journey
+from journeys.state import EscalationPart, Journey
 from journeys.templates.text_nodes import handoff_message
 from journeys.tooling import HANDOFF_CREATE_TICKET
 from tenants.config import EscalationRules, HandoffSettings
@@ -92,7 +92,7 @@ def _accepted_offer(state: FlowState) -> tuple[str, str] | None:
 
 def frustrated_now(state: FlowState) -> bool:
     """This message complained (detect_escalation counted it) and opened no ticket."""
-    return state.get("frustrated_turns", 0) > 0 and not state.get("escalation_category")
+    return state["escalation"]["frustrated_turns"] > 0 and not state["escalation"]["category"]
 
 
 def apologise(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
@@ -106,7 +106,7 @@ def apologise(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
 def detect_escalation(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     policy = rules(state)
     frustrated = parse.has(state.get("inbound_text", ""), lexicon.FRUSTRATION)
-    streak = state.get("frustrated_turns", 0) + 1 if frustrated else 0
+    streak = state["escalation"]["frustrated_turns"] + 1 if frustrated else 0
     base = route(state)
     loops, asked = _clarifications(state, base)
     found = _explicit(state, policy)
@@ -116,9 +116,11 @@ def detect_escalation(state: FlowState, ctx: RunContext, deps: EngineDeps) -> Fl
         found = ("frustration", f"frustrated for {streak} turns without a resolution")
     if found is None and loops >= policy.max_clarification_loops:
         found = ("missing_info", f"{loops} clarification loops without understanding")
-    update = FlowState(frustrated_turns=streak, clarify_loops=asked)
+    escalation = EscalationPart(frustrated_turns=streak)
     if found is not None:
-        update["escalation_category"], update["escalation_reason"] = found
+        escalation["category"], escalation["reason"] = found
+    update = FlowState(escalation=escalation, support={"clarify_loops": asked})
+    if found is not None:
         update["journey"] = _ticket_journey(state, found[0], base)
     return update
 
@@ -131,7 +133,7 @@ def _clarifications(state: FlowState, base: str) -> tuple[int, int]:
     such message only makes the bot ask. "ok", "sawa", "asante" after an answer are not
     confusion: they neither ask nor complete a loop, and leave the count as it was.
     """
-    asked = state.get("clarify_loops", 0)
+    asked = state["support"]["clarify_loops"]
     if base not in ("clarify", "unknown") or answers_step(state):
         return 0, 0
     if parse.acknowledges(state.get("inbound_text", "")):
@@ -143,7 +145,7 @@ def _ticket_journey(state: FlowState, category: str, base: str) -> Journey:
     """The journey the customer was in (a sale interrupted by "agent!" is a sale)."""
     if category in ("refund", "return"):
         return "orders"
-    if state.get("sales_step"):
+    if state["sale"]["step"]:
         return "sales"
     current = state.get("journey", "unknown")
     if current in ("unknown", "governance") and base not in ("consent", "governance"):
@@ -153,9 +155,9 @@ def _ticket_journey(state: FlowState, category: str, base: str) -> Journey:
 
 def needs_handoff_after(state: FlowState) -> bool:
     """Two consecutive tool errors (tenant-configurable) hand over to a person."""
-    if state.get("escalation_category"):
+    if state["escalation"]["category"]:
         return False
-    return state.get("tool_error_streak", 0) >= rules(state).max_consecutive_tool_errors
+    return state["escalation"]["tool_error_streak"] >= rules(state).max_consecutive_tool_errors
 
 
 def summary(state: FlowState) -> str:
@@ -163,17 +165,17 @@ def summary(state: FlowState) -> str:
     order = (state.get("order_totals") or {}).get("reference") or "none"
     head = (
         f"customer {state.get('customer_id')} · journey {state.get('journey')} · "
-        f"step {state.get('sales_step') or state.get('journey_step') or '-'} · order {order}"
+        f"step {state['sale']['step'] or state.get('journey_step') or '-'} · order {order}"
     )
     lines = [
-        *state.get("transcript", [])[-SUMMARY_LINES:],
+        *state["escalation"]["transcript"][-SUMMARY_LINES:],
         f"customer: {state.get('inbound_text', '')}",
     ]
     return "\n".join([head, *lines])[:MAX_SUMMARY]
 
 
 def _ticket_args(state: FlowState, category: str, reason: str) -> dict[str, Any]:
-    step = state.get("sales_step") or state.get("journey_step") or "start"
+    step = state["sale"]["step"] or state.get("journey_step") or "start"
     return {
         "reason": reason[:300],
         "category": category,
@@ -192,21 +194,25 @@ def _language(state: FlowState) -> str | None:
 
 def escalate(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     turn = FlowTurn(state, ctx)
-    category = state.get("escalation_category")
-    reason = state.get("escalation_reason")
+    category = state["escalation"]["category"]
+    reason = state["escalation"]["reason"]
     if not category:  # reached from a journey's failures or the engine's handoff route
-        broken = state.get("tool_error_streak", 0) >= rules(state).max_consecutive_tool_errors
+        broken = (
+            state["escalation"]["tool_error_streak"] >= rules(state).max_consecutive_tool_errors
+        )
         category = "tool_errors" if broken else "human_request"
         reason = "repeated tool errors" if broken else "customer asked for a person"
-    turn.set(escalation_category=category, escalation_reason=reason)
+    turn.set(escalation={"category": category, "reason": reason})
     called = turn.tool(
         HANDOFF_CREATE_TICKET, customer=False, **_ticket_args(state, category, reason or category)
     )
     if not called.ok:
         return turn.reply(_joined(state, turn.say("handoff_failed")))
     out = called.output
-    turn.set(escalation_required=True, handoff_ticket_id=_ticket(out), journey_step="handoff")
-    turn.set(waiting_notice_at=clock.now())
+    turn.set(journey_step="handoff")
+    turn.set(
+        escalation={"required": True, "ticket_id": _ticket(out), "waiting_notice_at": clock.now()}
+    )
     text = out.message or handoff_message(
         turn.key, turn.language, ticket=_ticket(out) or "-", team_available=True
     )
@@ -232,7 +238,7 @@ def while_with_a_person(state: FlowState, ctx: RunContext, deps: EngineDeps) -> 
     the queue position or when the team is back, once per WAITING_NOTICE_SECONDS; a
     conversation an agent is in gets nothing at all (the agent reads the message)."""
     turn = FlowTurn(state, ctx)
-    last = state.get("waiting_notice_at")
+    last = state["escalation"]["waiting_notice_at"]
     due = last is None or clock.now() - float(last) >= WAITING_NOTICE_SECONDS
     # A retried turn whose first run opened the ticket lands here too: it finds that
     # ticket and words it the same way, so the customer still hears about the handoff.
@@ -248,5 +254,5 @@ def while_with_a_person(state: FlowState, ctx: RunContext, deps: EngineDeps) -> 
     )
     if not called.ok or called.output.ticket_id is None:
         return turn.reply(None)
-    turn.set(waiting_notice_at=clock.now())
+    turn.set(escalation={"waiting_notice_at": clock.now()})
     return turn.reply(called.output.message)

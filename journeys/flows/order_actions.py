@@ -6,9 +6,10 @@ reason, never a promise. A cancellation names an order that has not shipped and 
 for an explicit yes before order_cancel. The order is the reference in the message,
 else the only candidate, else one picked from a numbered list (order_list_recent).
 
-What is under way is kept in `order_action` ({"kind", "orders", "reference"}) and
-`journey_step` ("orders.action_order", "orders.action_reason", "orders.action_confirm");
-another journey answering a turn changes the step, and with it the pending question.
+What is under way is kept in `state["support"]["order_action"]` ({"kind", "orders",
+"reference"}) and `journey_step` ("orders.action_order", "orders.action_reason",
+"orders.action_confirm"); another journey answering a turn changes the step, and with it
+the pending question.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def _about_the_policy(state: FlowState, text: str) -> bool:
 
 def answers_action(state: FlowState) -> bool:
     """Is this message the answer to the order-action question asked last turn?"""
-    pending, text = state.get("order_action"), state.get("inbound_text", "")
+    pending, text = state["support"]["order_action"], state.get("inbound_text", "")
     step = str(state.get("journey_step") or "").removeprefix("orders.")
     if not pending or step not in (STEP_ORDER, STEP_REASON, STEP_CONFIRM):
         return False
@@ -88,7 +89,7 @@ def action_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowStat
     """Answer the pending question, or start what this message asks for."""
     turn = FlowTurn(state, ctx)
     turn.set(journey="orders")
-    pending = state.get("order_action")
+    pending = state["support"]["order_action"]
     if answers_action(state) and pending:  # answers_action saw it under way
         return _answer(turn, pending)
     kind = wanted_action(state) or "return"
@@ -123,7 +124,7 @@ def _list_orders(turn: FlowTurn, action: OrderAction) -> FlowState:
     if len(orders) == 1:
         return _order_named(turn, action, orders[0].reference, first_message=True)
     action = {**action, "orders": [o.reference for o in orders]}
-    turn.set(order_action=action, journey_step=f"orders.{STEP_ORDER}")
+    turn.set(support={"order_action": action}, journey_step=f"orders.{STEP_ORDER}")
     if not orders:
         if cancel:
             return _done(turn, turn.say("cancel_no_orders"))
@@ -143,7 +144,7 @@ def _order_named(
     if not found.ok:
         if found.broken:
             return turn.reply(turn.say("tool_failed"))
-        turn.set(order_action=action, journey_step=f"orders.{STEP_ORDER}")
+        turn.set(support={"order_action": action}, journey_step=f"orders.{STEP_ORDER}")
         return turn.reply(turn.say("action_order_unknown", reference=reference))
     order = found.output.order
     lines: list[ActionLine] = [{"name": line.name, "sku": line.sku} for line in order.lines]
@@ -154,7 +155,7 @@ def _order_named(
         return _ask_size(turn, action, order, first_message=first_message)
     if first_message and _says_why(turn.text):
         return _file_return(turn, action, turn.text)
-    turn.set(order_action=action, journey_step=f"orders.{STEP_REASON}")
+    turn.set(support={"order_action": action}, journey_step=f"orders.{STEP_REASON}")
     items = ", ".join(line.name for line in order.lines)
     return turn.reply(turn.say("return_ask_reason", reference=order.reference, items=items))
 
@@ -165,7 +166,7 @@ def _ask_size(
     """An exchange needs what the customer wants instead; the message may say it."""
     if first_message and _wanted(turn.text, order.reference):
         return _file_return(turn, action, turn.text)
-    turn.set(order_action=action, journey_step=f"orders.{STEP_REASON}")
+    turn.set(support={"order_action": action}, journey_step=f"orders.{STEP_REASON}")
     items = ", ".join(line.name for line in order.lines)
     return turn.reply(turn.say("exchange_ask_size", reference=order.reference, items=items))
 
@@ -203,7 +204,7 @@ def _file_return(turn: FlowTurn, action: OrderAction, reason: str) -> FlowState:
     if not called.ok:
         return _done(turn, turn.say("tool_failed"))
     out = called.output
-    turn.set(handoff_ticket_id=str(out.ticket_id) if out.ticket_id else None)
+    turn.set(escalation={"ticket_id": str(out.ticket_id) if out.ticket_id else None})
     return _done(turn, out.message)
 
 
@@ -221,7 +222,11 @@ def _ask_cancel(turn: FlowTurn, action: OrderAction, order: OrderOut) -> FlowSta
     if order.status in ("shipped", "delivered", "cancelled"):
         status = text_label("reply.status", order.status, turn.language)
         return _done(turn, turn.say("cancel_too_late", reference=order.reference, status=status))
-    turn.set(order_action=action, journey_step=f"orders.{STEP_CONFIRM}", awaiting_answer=True)
+    turn.set(
+        support={"order_action": action},
+        journey_step=f"orders.{STEP_CONFIRM}",
+        awaiting_answer=True,
+    )
     return turn.reply(
         turn.say(
             "cancel_confirm",
@@ -244,7 +249,7 @@ def _cancel(turn: FlowTurn, action: OrderAction) -> FlowState:
     if called.output.refund_due:
         text += " " + text_label("reply.order_update", "refund_due", turn.language)
     if str(called.output.order_id) == str(turn.get("order_id")):
-        turn.set(sales_step=None, payment_status=None, cart=[], quoted_amount_kes=None)
+        turn.set(payment_status=None, cart=[], quoted_amount_kes=None, sale={"step": None})
     return _done(turn, text)
 
 
@@ -257,5 +262,7 @@ def _dropped(turn: FlowTurn) -> FlowState:
 
 
 def _done(turn: FlowTurn, text: str) -> FlowState:
-    turn.set(order_action=None, journey_step="orders.action_done", awaiting_answer=False)
+    turn.set(
+        support={"order_action": None}, journey_step="orders.action_done", awaiting_answer=False
+    )
     return turn.reply(text)

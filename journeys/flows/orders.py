@@ -76,7 +76,7 @@ def _report(turn: FlowTurn, status: OrderGetStatusOutput) -> FlowState:
     order = status.order
     ours = str(order.order_id) == turn.get("order_id")
     if status.paid and ours:
-        turn.set(payment_status="paid", sales_step=None, cart=[])
+        turn.set(payment_status="paid", cart=[], sale={"step": None})
     paid = outcome.payment_state(turn, status)
     if paid in outcome.UNPAID_ENDINGS:
         # The conversation's own order gets the retry offer; another one just the facts.

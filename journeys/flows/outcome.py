@@ -37,9 +37,9 @@ def unpaid_reply(turn: FlowTurn, reference: str, ending: str, *, ours: bool) -> 
     methods = turn.get("payment_methods") or []
     turn.set(awaiting_answer=True, quoted_amount_kes=None)
     if len(methods) < 2:
-        turn.set(sales_step="paused")
+        turn.set(sale={"step": "paused"})
         return f"{told}\n{turn.say('retry_same')}"
-    turn.set(sales_step="method")
+    turn.set(sale={"step": "method"})
     return f"{told}\n{turn.say('retry_or_other', choices=turn.methods(methods))}"
 
 

@@ -12,7 +12,7 @@ from journeys.templates import governance as templates
 def governance_response(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     """Reply for a non-business turn; spam past its limit and abuse get no reply at all."""
     key, language = reply_key(state), state.get("response_language", "en")
-    action = state.get("governor_action")
+    action = state["governance"]["action"]
     if action == "casual_reply":
         if state.get("casual_turns", 0) > 1:
             return FlowState(response_text=templates.casual_reply(key, language))

@@ -64,10 +64,10 @@ def _journey(state: FlowState) -> str:
 
 def _before_journeys(state: FlowState) -> str | None:
     """Governance, escalation or an apology, when one of them takes this turn."""
-    action = state.get("governor_action")
+    action = state["governance"]["action"]
     if action not in _CHATTER:
         return "governance"
-    if state.get("escalation_category"):
+    if state["escalation"]["category"]:
         return "escalate"
     if frustrated_now(state) and (action != "proceed" or route(state) in _NOTHING_TO_ANSWER):
         return "apologise"
@@ -81,6 +81,6 @@ def wants_catalog(state: FlowState) -> bool:
 
 def after_journey(state: FlowState) -> str:
     """A journey may itself call for a person (no answer twice, repeated tool errors)."""
-    if state.get("escalation_category") or needs_handoff_after(state):
+    if state["escalation"]["category"] or needs_handoff_after(state):
         return "escalate"
     return "finish"

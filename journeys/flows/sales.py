@@ -49,7 +49,7 @@ def show_link(
 
 def answers_step(state: FlowState) -> bool:
     """Is this message an answer to the question the sale is waiting on?"""
-    step, text = state.get("sales_step"), state.get("inbound_text", "")
+    step, text = state["sale"]["step"], state.get("inbound_text", "")
     if not step:
         return False
     if step == RESTOCK:
@@ -57,7 +57,7 @@ def answers_step(state: FlowState) -> bool:
     if parse.short_answer(text, lexicon.CONTINUE, 5):
         return True
     if step == "choose":
-        names = [o["name"] for o in state.get("last_catalog_results", [])]
+        names = [o["name"] for o in state["sale"]["results"]]
         return (
             parse.number_choice(text, len(names)) is not None
             or parse.short_answer(text, lexicon.REJECT, 6)
@@ -76,7 +76,7 @@ def route(state: FlowState) -> str:
     """Which step of the sale this message is for (the subgraph's conditional edge)."""
     if picks_by_code(state):
         return "pick"
-    step = state.get("sales_step")
+    step = state["sale"]["step"]
     if step == RESTOCK and answers_step(state):
         return "restock"
     if step and parse.short_answer(state.get("inbound_text", ""), lexicon.CONTINUE, 5):
@@ -103,7 +103,7 @@ def choose_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowStat
 
 
 def checkout_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
-    return checkout.advance(_turn(state, ctx), str(state.get("sales_step")))
+    return checkout.advance(_turn(state, ctx), str(state["sale"]["step"]))
 
 
 def represent_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
@@ -111,7 +111,7 @@ def represent_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowS
 
 
 def reprompt_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
-    return checkout.reprompt(_turn(state, ctx), str(state.get("sales_step")))
+    return checkout.reprompt(_turn(state, ctx), str(state["sale"]["step"]))
 
 
 def payment_help_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
@@ -124,7 +124,7 @@ def pick_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
     turn = _turn(state, ctx)
     code = find_code(turn.text)
     assert code is not None  # route() sent the message here for its code
-    turn.set(rejections=0, last_catalog_filters={}, journey_step="sales.pick")
+    turn.set(journey_step="sales.pick", sale={"rejections": 0, "filters": {}})
     return checkout.select_item(turn, code.item_id, variant_id=code.variant_id, source=code.source)
 
 
@@ -132,8 +132,8 @@ def restock_step(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowSta
     """YES to "tell me when it's back": the shop's back-in-stock request (campaigns'
     StockRequest, which the back-in-stock nudge reads), confirmed; no just moves on."""
     turn = _turn(state, ctx)
-    item: PendingItem | None = turn.get("pending_item")
-    turn.set(sales_step=None, pending_item=None, journey_step="sales.restock")
+    item: PendingItem | None = turn.sale["pending_item"]
+    turn.set(journey_step="sales.restock", sale={"step": None, "pending_item": None})
     if parse.is_no(turn.text) or not item:
         return turn.reply(turn.say("restock_declined"))
     # Routine: a recorded wish is no sign the sale's tools work again (error streak).
@@ -181,8 +181,8 @@ def catalog_answer(state: FlowState, ctx: RunContext) -> FlowState | None:
     found = turn.tool(CATALOG_SEARCH, customer=False, query=want.query, **want.filters)
     if not (found.ok and found.output.results and found.output.confidence >= LOW_CONFIDENCE):
         return None
-    turn.set(journey="sales", clarify_loops=0, last_catalog_query=want.query)
-    turn.set(last_catalog_filters=want.filters, rejections=0)
+    turn.set(journey="sales", support={"clarify_loops": 0}, sale={"query": want.query})
+    turn.set(sale={"filters": want.filters, "rejections": 0})
     out = found.output
     available = _available(out.results)
     if not available:
@@ -199,8 +199,8 @@ def _available(results: list[ItemSummary]) -> list[ItemSummary]:
 def _offer_restock(turn: FlowTurn, item: ItemSummary) -> FlowState:
     """Everything that matched is sold out: say so, and offer a message when it is back."""
     pending: PendingItem = {"item_id": item.item_id, "name": item.name}
-    turn.set(sales_step=RESTOCK, pending_item=pending)
-    turn.set(last_catalog_results=[], journey_step="sales.sold_out")
+    turn.set(sale={"step": RESTOCK, "pending_item": pending})
+    turn.set(journey_step="sales.sold_out", sale={"results": []})
     return turn.reply(turn.say("restock_offer", item=item.name))
 
 
@@ -210,7 +210,7 @@ def _not_stocked(turn: FlowTurn, query: str, out: CatalogSearchOutput) -> FlowSt
     alternatives = _available(out.alternatives)[:MAX_OPTIONS]
     options = [OptionFact(name=r.name, price=r.price_from) for r in alternatives]
     remembered: list[ItemRef] = [{"item_id": r.item_id, "name": r.name} for r in alternatives]
-    turn.set(last_catalog_results=remembered, sales_step="choose" if remembered else None)
+    turn.set(sale={"results": remembered, "step": "choose" if remembered else None})
     turn.set(journey_step="sales.not_stocked")
     link = out.catalog_link or turn.get("catalog_link_base") or None
     text = not_stocked(turn.key, turn.language, query=query, alternatives=options, link=link)
@@ -222,13 +222,13 @@ def discover(turn: FlowTurn, gateway: LLMGateway | None = None) -> FlowState:
     turn.set(llm_calls=turn.get("llm_calls", 0) + int(llm_called))
     see_all = parse.short_answer(turn.text, lexicon.SEE_ALL, 6)
     if want.empty and not see_all:
-        turn.set(sales_step=turn.get("sales_step"), journey_step="sales.narrow")
+        turn.set(journey_step="sales.narrow", sale={"step": turn.sale["step"]})
         return turn.reply(turn.say("narrow_clarify"))
     if see_all:
         want = _see_all_of(turn, want)
-    turn.set(rejections=0, last_catalog_query=want.query, last_catalog_filters=want.filters)
+    turn.set(sale={"rejections": 0, "query": want.query, "filters": want.filters})
     if want.size:
-        turn.set(last_catalog_filters={**want.filters, "size": want.size})
+        turn.set(sale={"filters": {**want.filters, "size": want.size}})
     return _search(turn, want, vague=parse.is_vague(want), see_all=see_all)
 
 
@@ -241,8 +241,8 @@ def _see_all_of(turn: FlowTurn, want: parse.Wanted) -> parse.Wanted:
     rest = [word for word in want.query.split() if word not in _SEE_ALL_WORDS]
     if rest:
         return parse.Wanted(" ".join(rest), want.filters, want.size)
-    last: CatalogFilters = turn.get("last_catalog_filters") or CatalogFilters()
-    return parse.Wanted(turn.get("last_catalog_query") or "", {**last, **want.filters})
+    last: CatalogFilters = turn.sale["filters"] or CatalogFilters()
+    return parse.Wanted(turn.sale["query"] or "", {**last, **want.filters})
 
 
 def _search(turn: FlowTurn, want: parse.Wanted, *, vague: bool, see_all: bool) -> FlowState:
@@ -253,7 +253,7 @@ def _search(turn: FlowTurn, want: parse.Wanted, *, vague: bool, see_all: bool) -
     if not found.ok:
         return turn.reply(turn.say("tool_failed"))
     out = found.output
-    turn.set(catalog_total_matches_estimate=out.total_estimate, journey_step="sales.search")
+    turn.set(journey_step="sales.search", sale={"total_estimate": out.total_estimate})
     available = _available(out.results)
     if want.query and not available:
         sold_out = out.results
@@ -265,7 +265,7 @@ def _search(turn: FlowTurn, want: parse.Wanted, *, vague: bool, see_all: bool) -
         total=out.total_estimate,
         vague=vague,
         confidence=out.confidence,
-        rejections=turn.get("rejections", 0),
+        rejections=turn.sale["rejections"],
         see_all=see_all,
     )
     if linked and available and (link or see_all):
@@ -289,20 +289,20 @@ def _present(
         turn.key, turn.language, query=query or "…", options=options, total=total, link=link
     )
     remembered: list[ItemRef] = [{"item_id": r.item_id, "name": r.name} for r in shown]
-    turn.set(last_catalog_results=remembered, sales_step="choose" if shown else None)
+    turn.set(sale={"results": remembered, "step": "choose" if shown else None})
     turn.set(journey_step="sales.present")
     return turn.reply(text)
 
 
 def _represent(turn: FlowTurn) -> FlowState:
     """Show the last options again (after a detour) by searching again: prices stay fresh."""
-    query = turn.get("last_catalog_query") or ""
-    want = parse.Wanted(query, turn.get("last_catalog_filters") or CatalogFilters())
+    query = turn.sale["query"] or ""
+    want = parse.Wanted(query, turn.sale["filters"] or CatalogFilters())
     return _search(turn, want, vague=False, see_all=False)
 
 
 def _choose(turn: FlowTurn) -> FlowState:
-    options: list[ItemRef] = turn.get("last_catalog_results", [])
+    options: list[ItemRef] = turn.sale["results"]
     if parse.short_answer(turn.text, lexicon.SEE_ALL, 6):
         return discover(turn)
     if parse.short_answer(turn.text, lexicon.REJECT, 6):
@@ -311,15 +311,15 @@ def _choose(turn: FlowTurn) -> FlowState:
     picked = parse.number_choice(turn.text, len(names)) or parse.name_choice(turn.text, names)
     if picked is None:
         return turn.reply(turn.say("not_an_option", count=len(names)))
-    turn.set(rejections=0)
+    turn.set(sale={"rejections": 0})
     return checkout.select_item(turn, int(options[picked - 1]["item_id"]))
 
 
 def _rejected(turn: FlowTurn) -> FlowState:
-    rejections = turn.get("rejections", 0) + 1
-    turn.set(rejections=rejections, journey_step="sales.rejected")
-    query = turn.get("last_catalog_query") or ""
-    filters: CatalogFilters = turn.get("last_catalog_filters") or CatalogFilters()
+    rejections = turn.sale["rejections"] + 1
+    turn.set(journey_step="sales.rejected", sale={"rejections": rejections})
+    query = turn.sale["query"] or ""
+    filters: CatalogFilters = turn.sale["filters"] or CatalogFilters()
     if rejections >= MAX_REJECTIONS:
         link = deep_link(turn.get("catalog_link_base"), query, filters)
         return _link_only(turn, link)

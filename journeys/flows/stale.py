@@ -13,9 +13,11 @@ Two clocks, both read from `tulia.clock` so a test holds them instead of sleepin
 
 from __future__ import annotations
 
+from copy import deepcopy
 from typing import Any
 
 from journeys.flows.state import FlowState
+from journeys.state import combine
 from tulia import clock
 
 SESSION_SILENCE_SECONDS = 30 * 60
@@ -28,13 +30,9 @@ QUOTE_STEPS = ("method", "confirm")
 
 # A dropped question takes its bookkeeping with it: the counts of a fresh session.
 _FRESH_SESSION: dict[str, Any] = {
-    "pending_item": None,
-    "clarify_text": None,
-    "clarify_intent": None,
-    "rejections": 0,
-    "clarify_loops": 0,
-    "frustrated_turns": 0,
-    "support_misses": 0,
+    "sale": {"pending_item": None, "rejections": 0},
+    "escalation": {"frustrated_turns": 0},
+    "support": {"clarify_text": None, "clarify_intent": None, "clarify_loops": 0, "misses": 0},
     "casual_turns": 0,
 }
 
@@ -51,12 +49,12 @@ def session_reset(state: FlowState, now: float) -> dict[str, Any]:
     update: dict[str, Any] = {"last_seen_at": now}
     if silent_for(state, now) < SESSION_SILENCE_SECONDS:
         return update
-    update.update(_FRESH_SESSION)
-    step = state.get("sales_step")
+    update = combine(update, deepcopy(_FRESH_SESSION))
+    step = state["sale"]["step"]
     if step in _QUOTE_STEPS_AND_LATER:
         update["awaiting_answer"] = step in QUOTE_STEPS
     else:
-        update.update(sales_step=None, awaiting_answer=False)
+        update = combine(update, {"awaiting_answer": False, "sale": {"step": None}})
     if step in _QUESTION_STEPS or not step:
         update["journey_step"] = None
     return update

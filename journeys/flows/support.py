@@ -31,7 +31,7 @@ def support(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
         return _no_context(turn)
     snippets = [SnippetFact(title=h.title, text=h.text) for h in hits]
     kept: list[KbSnippet] = [_snippet(h) for h in hits]
-    turn.set(kb_snippets=kept, support_misses=0, journey_step="support.answered")
+    turn.set(support={"snippets": kept, "misses": 0}, journey_step="support.answered")
     answer = support_rag_answer(turn.key, turn.language, snippets=snippets)
     return turn.reply(_with_resume_hint(turn, answer))
 
@@ -49,12 +49,14 @@ def _snippet(hit: KbHit) -> KbSnippet:
 
 
 def _no_context(turn: FlowTurn) -> FlowState:
-    misses = turn.get("support_misses", 0) + 1
-    turn.set(kb_snippets=[], support_misses=misses)
+    misses = turn.state["support"]["misses"] + 1
+    turn.set(support={"snippets": [], "misses": misses})
     if misses >= MAX_MISSES:
         turn.set(
-            escalation_category="missing_info",
-            escalation_reason="the shop's documents do not answer the question",
+            escalation={
+                "category": "missing_info",
+                "reason": "the shop's documents do not answer the question",
+            },
         )
         return turn.reply(None)  # the graph hands over to `escalate`
     turn.set(journey_step="support.offer_handoff", awaiting_answer=True)
@@ -64,6 +66,6 @@ def _no_context(turn: FlowTurn) -> FlowState:
 
 def _with_resume_hint(turn: FlowTurn, text: str) -> str:
     """A detour from a sale ends with a pointer back to it: the cart is kept."""
-    if not turn.get("sales_step"):
+    if not turn.sale["step"]:
         return text
     return f"{text}\n\n{turn.say('resume_hint')}"

@@ -21,6 +21,7 @@ from journeys.llm.phrasing import phrase_turn, text_node
 from journeys.nlu.language import SWITCH_THRESHOLD
 from journeys.nodes.deps import EngineDeps
 from journeys.sanitize import sanitize_inbound
+from journeys.state import combine
 from journeys.templates.governance import non_text
 from journeys.tooling import CUSTOMER_GET_OR_CREATE, TENANT_GET_CONTEXT
 from tenants.accessors import get_tenant
@@ -43,16 +44,14 @@ def begin(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
         "message_reading": None,
         "response_text": None,
         "consent_command": None,
-        "governor_action": None,
+        "governance": {"action": None},
     }
     update.update(
         turn_facts=[],
-        escalation_category=None,
-        escalation_reason=None,
+        escalation={"category": None, "reason": None},
         last_language=state.get("last_language"),
     )
-    update.update(session_reset(state, clock.now()))
-    return FlowState(**update)  # type: ignore[typeddict-item]
+    return FlowState(**combine(update, session_reset(state, clock.now())))  # type: ignore[typeddict-item]
 
 
 def _tenant_fields(out: TenantGetContextOutput) -> dict[str, Any]:
@@ -130,7 +129,7 @@ def non_text_reply(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowS
 
 
 def _transcript(state: FlowState, reply: str | None) -> list[str]:
-    lines = list(state.get("transcript", []))
+    lines = list(state["escalation"]["transcript"])
     lines.append(f"customer: {state.get('inbound_text', '')[:LINE_CHARS]}")
     if reply:
         lines.append(f"bot: {reply[:LINE_CHARS]}")
@@ -167,12 +166,12 @@ def finish(state: FlowState, ctx: RunContext, deps: EngineDeps) -> FlowState:
             guarded, node, state=state, tenant_id=ctx.tenant_id, gateway=deps.gateway, facts=facts
         )
         reply, called = phrased.text, phrased.called
-    waiting = state.get("sales_step") == "confirm" or (
+    waiting = state["sale"]["step"] == "confirm" or (
         state.get("journey_step") in ("support.offer_handoff", APOLOGISED)
     )
     update = FlowState(
         response_text=reply,
-        transcript=_transcript(state, reply),
+        escalation={"transcript": _transcript(state, reply)},
         turn_facts=[],
         awaiting_answer=waiting,
         last_language=state.get("response_language"),

@@ -25,6 +25,7 @@ may be right that the words are Swahili; they are still no ground to switch).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, cast
 
 from journeys.context import RunContext
@@ -52,6 +53,7 @@ from journeys.nlu.language import (
 )
 from journeys.nodes.deps import EngineDeps
 from journeys.nodes.routing import GOVERNOR_THRESHOLD, INTENT_ROUTE_THRESHOLD
+from journeys.state import GovernancePart
 from journeys.templates.governance import consent_confirmed
 
 SHORT_REPLY_WORDS = 2
@@ -196,26 +198,26 @@ def governor_spam_casual(state: FlowState, ctx: RunContext, deps: EngineDeps) ->
     verdict = found.classification
     level = state.get("max_chattiness_level", 2)
     decision = govern(verdict, GovernorCounters.from_state(state), level)
-    update = _update(
-        intent=intent_given_governor(intent.intent, verdict),
-        governor_classification=verdict,
-        governor_confidence=found.confidence,
-        governor_action=decision.action,
-        casual_turns=decision.counters.casual_turns,
-        spam_turns=decision.counters.spam_turns,
-        abuse_turns=decision.counters.abuse_turns,
-        **asked,
+    governance = GovernancePart(
+        classification=verdict, confidence=found.confidence, action=decision.action
     )
+    counts = decision.counters
     overruled = ("casual", "spam") if _structured_answer(state) else ("casual",)
     if answering and verdict in overruled:
         # "moja", "sawa" or "poa" right after the bot asked how many or whether to go on
         # is the answer, not small talk: it must neither be answered with a greeting nor
         # use up the customer's casual allowance. A phone number for the M-Pesa prompt or
         # a shop-page code is an answer even when it looks like spam. Abuse still wins.
-        update["governor_classification"] = "business"
-        update["governor_action"] = "proceed"
-        update["casual_turns"] = state.get("casual_turns", 0)
-    return update
+        governance["classification"], governance["action"] = "business", "proceed"
+        counts = replace(counts, casual_turns=state.get("casual_turns", 0))
+    return _update(
+        intent=intent_given_governor(intent.intent, verdict),
+        governance=governance,
+        casual_turns=counts.casual_turns,
+        spam_turns=counts.spam_turns,
+        abuse_turns=counts.abuse_turns,
+        **asked,
+    )
 
 
 def _answers_pending(state: FlowState) -> bool:
@@ -233,5 +235,5 @@ def _answers_pending(state: FlowState) -> bool:
 
 def _structured_answer(state: FlowState) -> bool:
     """A shop-page code, or the paying phone named while the sale waits on payment."""
-    step = str(state.get("sales_step") or "")
+    step = str(state["sale"]["step"] or "")
     return picks_by_code(state) or names_paying_phone(step, state.get("inbound_text", ""))

@@ -64,7 +64,7 @@ def _awaiting_payment(state: ConversationState) -> bool:
 def route(state: ConversationState) -> Route:
     if state.get("consent_command"):
         return "consent"
-    if state.get("governor_action") not in (None, "proceed"):
+    if state["governance"]["action"] not in (None, "proceed"):
         return "governance"
     intent = state.get("intent", "unknown")
     band = intent_band(state.get("intent_confidence", 0.0))

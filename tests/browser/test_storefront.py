@@ -79,8 +79,8 @@ def test_browse_search_product_order_and_the_bot_asks_quantity(
     chat = start_webhook_chat(kicks)
     reply = chat.send(text)
     assert "Air Runner Black (42)" in reply
-    assert chat.state["sales_step"] == "quantity"
-    assert chat.state["pending_item"]["variant_label"] == "42"
+    assert chat.state["sale"]["step"] == "quantity"
+    assert chat.state["sale"]["pending_item"]["variant_label"] == "42"
 
 
 @pytest.mark.xfail(
@@ -112,7 +112,7 @@ def test_the_swahili_grocer_from_page_to_quantity(
     chat = start_webhook_chat(grocer)
     reply = chat.send(text)
     assert "Sukuma Wiki Fresh" in reply
-    assert chat.state["sales_step"] == "quantity"
+    assert chat.state["sale"]["step"] == "quantity"
     assert chat.state["response_language"] == "sw"
     chat.send("2")
     # The order the code began is the chat link's, counted in the shop's admin.

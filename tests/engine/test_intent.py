@@ -142,7 +142,7 @@ def test_threshold_bands_are_exactly_those_of_the_spec(confidence: float, band: 
 def _state(**fields: object):
     return {
         **new_state(tenant_id="t", conversation_id="c", request_id="r"),
-        "governor_action": "proceed",
+        "governance": {"classification": "business", "confidence": 0.9, "action": "proceed"},
         **fields,
     }
 
@@ -166,7 +166,11 @@ def _state(**fields: object):
             "sales",
         ),
         (
-            {"intent": "sales_discovery", "intent_confidence": 0.9, "governor_action": "redirect"},
+            {
+                "intent": "sales_discovery",
+                "intent_confidence": 0.9,
+                "governance": {"action": "redirect"},
+            },
             "governance",
         ),
         (

@@ -63,7 +63,7 @@ def test_business_message_is_classified_and_routed(tenant: Tenant) -> None:
     chat = _chat(tenant, allowed_languages=["en", "sw", "sheng"])
     chat.send("nataka viatu size 42")
     state = chat.state
-    assert (state["intent"], state["governor_action"]) == ("sales_discovery", "proceed")
+    assert (state["intent"], state["governance"]["action"]) == ("sales_discovery", "proceed")
     assert _path(chat)[_path(chat).index("detect_escalation") + 1] == "sales"
     assert (state["response_language"], state["llm_calls"]) == ("sw", 0)
 
@@ -71,10 +71,10 @@ def test_business_message_is_classified_and_routed(tenant: Tenant) -> None:
 def test_casual_allowance_is_counted_across_turns_then_redirected(tenant: Tenant) -> None:
     chat = _chat(tenant, max_chattiness_level=1, bot_name="Tuli")
     chat.send("mambo")
-    first = (chat.state["governor_action"], chat.state["casual_turns"])
+    first = (chat.state["governance"]["action"], chat.state["casual_turns"])
     reply = chat.send("sasa msee")
     assert first == ("casual_reply", 1)
-    assert (chat.state["governor_action"], chat.state["casual_turns"]) == ("redirect", 2)
+    assert (chat.state["governance"]["action"], chat.state["casual_turns"]) == ("redirect", 2)
     assert "governance" in _path(chat)
     assert reply
 
@@ -102,7 +102,10 @@ def test_sitaki_answering_a_question_does_not_withdraw_consent(tenant: Tenant) -
 def test_a_scam_dressed_as_an_order_is_stored_as_spam_casual(tenant: Tenant) -> None:
     chat = _chat(tenant)
     chat.send("I'd like to order 200 units, please confirm by sending your bank login")
-    assert (chat.state["governor_classification"], chat.state["intent"]) == ("spam", "spam_casual")
+    assert (chat.state["governance"]["classification"], chat.state["intent"]) == (
+        "spam",
+        "spam_casual",
+    )
 
 
 def test_unsure_intent_is_settled_by_the_llm_and_counted(turn, ctx, emulator, make_gateway) -> None:
@@ -134,7 +137,7 @@ def test_one_llm_call_answers_all_three_classifiers(turn, ctx, emulator, make_ga
     deps = EngineDeps(gateway=replace(gateway, settings=replace(gateway.settings, mode="llm")))
     state = _classify(turn(UNSURE_TEXT), ctx, deps)
     assert len(emulator.requests) == 1 == state["llm_calls"]
-    assert (state["intent"], state["detected_language"], state["governor_classification"]) == (
+    assert (state["intent"], state["detected_language"], state["governance"]["classification"]) == (
         "order_status", "sw", "abuse",
     )  # fmt: skip
 

@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from journeys.state import PERSISTED_KEYS, SCRATCH_KEYS, STATE_VERSION
-from journeys.upgrade import upgrade
+from journeys.state import NESTED, PART_FIELDS, PERSISTED_KEYS, SCRATCH_KEYS, STATE_VERSION
+from journeys.upgrade import FLAT_NAMES, upgrade
 
 STATES = Path(__file__).parents[1] / "flows" / "fixtures" / "states"
 SAVED: list[dict[str, Any]] = [
@@ -34,4 +34,14 @@ def test_any_part_of_an_old_state_upgrades_to_a_whole_current_one(
     assert not SCRATCH_KEYS & set(new)
     assert new["state_version"] == STATE_VERSION
     assert all(new[key] == value for key, value in old.items() if key in PERSISTED_KEYS)
+    assert all(set(new[part]) == PART_FIELDS[part] for part in NESTED)
+    for part, names in FLAT_NAMES.items():
+        assert all(new[part][names[key]] == value for key, value in old.items() if key in names)
     assert upgrade(new) == new
+
+
+def test_every_flat_key_of_version_2_has_a_home() -> None:
+    """Each moved key lands on a field its part declares, and none is kept flat."""
+    for part, names in FLAT_NAMES.items():
+        assert set(names.values()) <= PART_FIELDS[part]
+        assert not set(names) & PERSISTED_KEYS

@@ -93,7 +93,7 @@ def test_a_sheng_chat_hears_about_its_payment_in_sheng(stk_only_shop: Tenant) ->
     chat = start_webhook_chat(stk_only_shop, "0722000666")
     for line in ("niaje msee, nataka ngori", "ya kwanza", "41", "moja", "poa"):
         chat.send(line)
-    assert chat.state["sales_step"] == "paying"
+    assert chat.state["sale"]["step"] == "paying"
     assert chat.state["last_language"] == "sheng"
     seen = chat._last_outbound_id()
     ACTIONS["stk_cancelled"](chat)

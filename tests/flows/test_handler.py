@@ -32,7 +32,7 @@ def test_no_bot_reply_while_a_person_has_the_conversation(shop: Tenant, status: 
     output = handle_turn(chat.turn_input("hello? anyone"))
     assert output.replies == []
     assert output.state is not None
-    assert output.state["sales_step"] == "choose"  # the sale waits with the customer
+    assert output.state["sale"]["step"] == "choose"  # the sale waits with the customer
     assert output.state["graph_path"][-2:] == ["with_person", "finish"]  # no journey ran
 
 
@@ -57,7 +57,7 @@ def test_stored_state_is_json_and_a_reloaded_state_continues_the_sale(shop: Tena
     chat.send("I want sneakers")
     chat.state = json.loads(json.dumps(chat.state))  # what the database gives back
     assert "Air Runner Black" in chat.send("1")
-    assert chat.state["sales_step"] == "variant"
+    assert chat.state["sale"]["step"] == "variant"
     assert chat.state["turn_count"] == 2
 
 

@@ -150,7 +150,7 @@ def test_a_payment_notice_reaches_a_waiting_customer(stk_only_shop: Tenant) -> N
     chat = start_webhook_chat(stk_only_shop)
     for line in ("nataka raba", "1", "41", "moja", "ndio"):
         _send(chat, line)
-    assert chat.state["sales_step"] == "paying"
+    assert chat.state["sale"]["step"] == "paying"
     _send(chat, "nataka kuongea na mtu", minute=1)
     seen = chat._last_outbound_id()
     ACTIONS["stk_cancelled"](chat)

@@ -41,7 +41,7 @@ def test_the_rules_find_nothing_and_the_model_names_the_product(
     )
     chat = start_chat(shop)
     reply = chat.send(VAGUE)
-    assert chat.state["last_catalog_query"] == "sneakers"
+    assert chat.state["sale"]["query"] == "sneakers"
     assert "Air Runner Black" in reply
 
 

@@ -165,7 +165,7 @@ def test_a_failing_tool_never_crashes_the_turn(
         registry.get_tool.cache_clear()
         for line in lines:
             reply = chat.send(line)
-            stopped = chat.state.get("governor_action") in ("disengage", "stop")
+            stopped = chat.state["governance"]["action"] in ("disengage", "stop")
             # Handed to a person (a ticket opened when a tool failed), the bot steps back
             # and stays silent between its waiting notices (issue 18).
             with_person = observed(chat)["conversation_status"] in ("waiting", "agent_active")

@@ -156,7 +156,7 @@ def test_casual_and_spam_limits_count_per_customer_per_shop(
         level = levels[0] if at_kicks else levels[1]
         expected = _expected(kind, counts[at_kicks, kind], level)
         reply = chats[at_kicks].send(line)
-        assert chats[at_kicks].state["governor_action"] == expected, f"{line!r} -> {reply!r}"
+        assert chats[at_kicks].state["governance"]["action"] == expected, f"{line!r} -> {reply!r}"
         assert bool(reply) == (expected not in ("stop", "disengage")), f"{line!r} -> {reply!r}"
 
 

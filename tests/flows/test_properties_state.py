@@ -149,7 +149,7 @@ def _assert_order_facts_come_from_records(state: dict[str, Any], found: dict[str
     assert payment is None or payment in found["payments"], f"unknown payment {payment}"
     if not found["payments"]:
         assert state["payment_status"] in (None, "unknown"), "a payment status with no payment"
-    ticket = state["handoff_ticket_id"]
+    ticket = state["escalation"]["ticket_id"]
     assert ticket is None or ticket in found["tickets"], f"unknown ticket {ticket}"
 
 

@@ -8,6 +8,7 @@ from langgraph.graph.state import CompiledStateGraph
 from journeys.flows import offers, orders, sales
 from journeys.flows.state import FlowState
 from journeys.graph import JOURNEYS, compiled
+from journeys.state import new_state
 from tenants.models import Tenant
 from tests.flows.chat import start_chat
 
@@ -24,35 +25,42 @@ def test_the_sales_subgraph_has_one_node_per_step() -> None:
     assert {f"sales.{step}" for step in sales.STEPS} <= set(inner.nodes)
 
 
+def _state(**fields: object) -> FlowState:
+    """A whole state (every nested part present) with these fields."""
+    whole = {**new_state(tenant_id="t", conversation_id="c", request_id="r"), **fields}
+    return FlowState(**whole)  # type: ignore[typeddict-item]
+
+
 @pytest.mark.parametrize(
-    ("state", "step"),
+    ("fields", "sale", "step"),
     [
-        ({"inbound_text": "I want sneakers"}, "discover"),
+        ({"inbound_text": "I want sneakers"}, {}, "discover"),
         (
-            {
-                "inbound_text": "2",
-                "sales_step": "choose",
-                "last_catalog_results": [{"name": "A"}, {"name": "B"}],
-            },
+            {"inbound_text": "2"},
+            {"step": "choose", "results": [{"name": "A"}, {"name": "B"}]},
             "choose",
         ),
-        ({"inbound_text": "continue", "sales_step": "choose"}, "represent"),
-        ({"inbound_text": "continue", "sales_step": "variant"}, "reprompt"),
-        ({"inbound_text": "yes", "sales_step": "confirm"}, "checkout"),
-        ({"inbound_text": "paid?", "intent": "payment_help", "order_id": "4"}, "payment_help"),
+        ({"inbound_text": "continue"}, {"step": "choose"}, "represent"),
+        ({"inbound_text": "continue"}, {"step": "variant"}, "reprompt"),
+        ({"inbound_text": "yes"}, {"step": "confirm"}, "checkout"),
+        ({"inbound_text": "paid?", "intent": "payment_help", "order_id": "4"}, {}, "payment_help"),
     ],
 )
-def test_sales_route_picks_the_step(state: dict[str, object], step: str) -> None:
-    assert sales.route(FlowState(**state)) == step  # type: ignore[typeddict-item]
+def test_sales_route_picks_the_step(
+    fields: dict[str, object], sale: dict[str, object], step: str
+) -> None:
+    state = _state(**fields)
+    state["sale"].update(sale)  # type: ignore[typeddict-item]
+    assert sales.route(state) == step
 
 
 def test_orders_and_offers_routes() -> None:
-    assert orders.route(FlowState(inbound_text="where is my order?")) == "ask_reference"
-    assert orders.route(FlowState(inbound_text="order KI-ABC234")) == "status"
-    assert orders.route(FlowState(inbound_text="where is it?", order_id="3")) == "status"
-    assert offers.route(FlowState(inbound_text="any offers?")) == "list"
-    assert offers.route(FlowState(inbound_text="use code SAVE10")) == "no_order"
-    with_order = FlowState(inbound_text="use code SAVE10", order_id="3", payment_status=None)
+    assert orders.route(_state(inbound_text="where is my order?")) == "ask_reference"
+    assert orders.route(_state(inbound_text="order KI-ABC234")) == "status"
+    assert orders.route(_state(inbound_text="where is it?", order_id="3")) == "status"
+    assert offers.route(_state(inbound_text="any offers?")) == "list"
+    assert offers.route(_state(inbound_text="use code SAVE10")) == "no_order"
+    with_order = _state(inbound_text="use code SAVE10", order_id="3", payment_status=None)
     assert offers.route(with_order) == "apply_coupon"
 
 

@@ -55,8 +55,12 @@ def check_reply(reply: str, expect: dict[str, Any], where: str) -> None:
 
 
 def check_state(state: dict[str, Any], expected: dict[str, Any], where: str) -> None:
+    """`expected` names a nested part's field by its path ("sale.step")."""
     for key, value in expected.items():
-        assert state.get(key) == value, f"{where}: state[{key!r}] = {state.get(key)!r}"
+        found: Any = state
+        for name in key.split("."):
+            found = found.get(name) if isinstance(found, dict) else None
+        assert found == value, f"{where}: state[{key!r}] = {found!r}"
 
 
 def check_effects(found: dict[str, Any], expected: dict[str, Any], where: str) -> None:

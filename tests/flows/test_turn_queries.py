@@ -61,10 +61,10 @@ def test_the_turn_that_creates_the_order_stays_within_its_queries(
     chat = chat_with(stk_only_shop)
     for line in ("I want sneakers", "1", "size 42"):
         chat.send(line)
-    assert chat.state["sales_step"] == "quantity"
+    assert chat.state["sale"]["step"] == "quantity"
     with django_assert_max_num_queries(ORDER_TURN_QUERIES):  # type: ignore[attr-defined]
         chat.send("1")
-    assert chat.state["sales_step"] == "fulfilment"  # the order was made
+    assert chat.state["sale"]["step"] == "fulfilment"  # the order was made
 
 
 # The coupon turn (the applied order is the confirmation's total, not read back) and the
@@ -89,7 +89,7 @@ def test_the_coupon_turn_and_the_payment_turn_stay_within_their_queries(
     assert chat.state["quoted_amount_kes"] == 4050  # the coupon was applied
     with django_assert_max_num_queries(PAYMENT_TURN_QUERIES):  # type: ignore[attr-defined]
         chat.send("yes")
-    assert chat.state["sales_step"] == "paying"  # the prompt was sent
+    assert chat.state["sale"]["step"] == "paying"  # the prompt was sent
 
 
 # The turn that opens a ticket for a person: the desk is read for the assignment

@@ -34,7 +34,7 @@ def test_a_sale_through_the_webhook(shop: Tenant, post_signed: Any, settings: An
     with tenant_context(shop.id):
         conversation = Conversation.objects.get()
     assert conversation.turn_count == 2
-    assert conversation.state["sales_step"] == "variant"
+    assert conversation.state["sale"]["step"] == "variant"
     assert conversation.state["turn_count"] == 2
 
 

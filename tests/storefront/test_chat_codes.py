@@ -39,18 +39,18 @@ def test_a_variant_code_goes_to_quantity_then_the_total(client: Client, stk_only
     chat = start_webhook_chat(stk_only_shop)
     reply = chat.send(_order_text(client, "kicks", item_id, size42))
     assert "Air Runner Black (42)" in reply
-    assert chat.state["sales_step"] == "quantity"
-    assert chat.state["pending_item"]["variant_id"] == size42
+    assert chat.state["sale"]["step"] == "quantity"
+    assert chat.state["sale"]["pending_item"]["variant_id"] == size42
     total = chat.send("2")
     assert "KES 9,000" in total
-    assert chat.state["sales_step"] == "confirm"
+    assert chat.state["sale"]["step"] == "confirm"
 
 
 def test_an_item_code_with_sizes_asks_which_size(stk_only_shop) -> None:
     item_id, _ = _ids(stk_only_shop, "Air Runner Black")
     chat = start_webhook_chat(stk_only_shop)
     reply = chat.send(f"Hi! I'd like this #P{item_id}")
-    assert chat.state["sales_step"] == "variant"
+    assert chat.state["sale"]["step"] == "variant"
     assert "41" in reply
     assert "43" not in reply  # sold out
 
@@ -59,8 +59,8 @@ def test_a_sold_out_size_code_asks_again_never_guesses(stk_only_shop) -> None:
     item_id, size43 = _ids(stk_only_shop, "Air Runner Black", "43")
     chat = start_webhook_chat(stk_only_shop)
     chat.send(f"#P{item_id}V{size43}")
-    assert chat.state["sales_step"] == "variant"
-    assert chat.state["pending_item"]["variant_id"] is None
+    assert chat.state["sale"]["step"] == "variant"
+    assert chat.state["sale"]["pending_item"]["variant_id"] is None
 
 
 @pytest.mark.xfail(
@@ -76,7 +76,7 @@ def test_the_swahili_grocer_code_goes_to_quantity(client: Client, mboga) -> None
     assert text.startswith("Habari Mama Mboga!")
     reply = chat.send(text)
     assert "Sukuma Wiki Fresh" in reply
-    assert chat.state["sales_step"] == "quantity"
+    assert chat.state["sale"]["step"] == "quantity"
     assert chat.state["response_language"] == "sw"
 
 
@@ -85,8 +85,8 @@ def test_another_shops_code_selects_nothing(stk_only_shop, mboga) -> None:
     chat = start_webhook_chat(stk_only_shop)
     reply = chat.send(f"Hi! I'd like Sukuma Wiki Fresh #P{theirs}")
     assert "Sukuma" not in reply
-    assert chat.state.get("sales_step") in (None, "")
-    assert not chat.state.get("pending_item")
+    assert chat.state["sale"]["step"] in (None, "")
+    assert not chat.state["sale"]["pending_item"]
 
 
 def test_the_bots_catalog_link_is_the_hosted_page_with_a_clean_query(
@@ -129,7 +129,7 @@ def test_an_order_begun_on_the_page_from_a_chat_link_carries_that_source(
     assert text.endswith(f"#P{item_id}V{size42}-chat")
     chat = start_webhook_chat(stk_only_shop)
     chat.send(text)
-    assert chat.state["pending_item"]["source"] == "chat"  # the sale remembers it
+    assert chat.state["sale"]["pending_item"]["source"] == "chat"  # the sale remembers it
     chat.send("2")
     with tenant_context(stk_only_shop.id) as tid:
         order = Order.objects.get(tenant_id=tid)
@@ -143,7 +143,7 @@ def test_an_order_chosen_in_the_chat_has_no_page_source(stk_only_shop: Tenant) -
     assert "Air Runner Black" in chat.send("1")
     chat.send("42")
     chat.send("1")
-    assert chat.state["sales_step"] == "confirm"
+    assert chat.state["sale"]["step"] == "confirm"
     with tenant_context(stk_only_shop.id) as tid:
         assert Order.objects.get(tenant_id=tid).source == ""
 
