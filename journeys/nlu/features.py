@@ -17,8 +17,7 @@ _DIGIT = re.compile(r"\d")
 _WORD = re.compile(r"\w+")
 _CODE = re.compile(r"\b[A-Z]{3,}\d{1,4}\b")
 _RUNS_OF_SPACE = re.compile(r"\s\s+")
-# Upper word counts of the length bands a head may be calibrated by (journeys/nlu/model.py).
-BAND_WORDS = (2, 5)
+SHORT_WORDS = 2
 # The word vectoriser's token pattern (scikit-learn's default keeps only 2+ letters;
 # one-letter words such as "u" and "n" carry meaning in customers' writing).
 TOKEN_PATTERN = r"(?u)\b\w+\b"  # noqa: S105 (a regex, no password)
@@ -33,9 +32,8 @@ def normalise(text: str) -> str:
 
 
 def length_band(text: str) -> int:
-    """0 for a message of one or two words, 1 for three to five, 2 for anything longer."""
-    words = len(_WORD.findall(text))
-    return sum(words > most for most in BAND_WORDS)
+    """0 for a message of one or two words, 1 for anything longer."""
+    return 0 if len(_WORD.findall(text)) <= SHORT_WORDS else 1
 
 
 def word_ngrams(text: str, token_pattern: re.Pattern[str], low: int, high: int) -> list[str]:

@@ -57,16 +57,17 @@ CHAR_FEATURES = 60_000
 C = 16.0  # inverse regularisation: 4 and 16 compared on the own held-out split (16 as
 # accurate, fewer short messages under 0.70)
 CALIBRATION = (
-    "isotonic, top label, leave-one-source-out; by length band: language 1-2 words / longer,"
-    " intent 1-2 / 3-5 words / longer; intent: every source weighs alike"
+    "isotonic, top label, leave-one-source-out; language by length band (1-2 words / longer);"
+    " intent: every source weighs alike"
 )
 # Source folds fitted two at a time: the shared machine has two cores.
 FOLD_JOBS = 2
 # A length band with fewer out-of-source points than this uses all of them instead.
 MIN_BAND_POINTS = 200
-# Length bands (features.length_band: 1-2 words, 3-5, longer) each head is calibrated by;
-# a head with fewer bands reads its last band for the longer messages.
-LENGTH_BANDS = {"language": 2, "intent": 3}
+# Length bands (features.length_band: 1-2 words / longer) a head is calibrated by. The
+# intent head had three (1-2 / 3-5 / longer) in round eight; out of source they did not
+# help (DATA.md, round eight) and lifted long small-talk readings over 0.70, so it has one.
+LENGTH_BANDS = {"language": 2}
 # Heads whose calibration counts every held-out source alike (each row weighs 1 / its
 # source's rows): a new customer is a new writer, and the largest rounds of our own
 # writing would otherwise set the curve alone. Out of source (each source's calibration
@@ -78,11 +79,9 @@ SOURCE_BALANCED_HEADS = frozenset({"intent"})
 class SourceCalibrated:
     """A logistic regression whose top probability is calibrated out of source.
 
-    With `bands` > 1, short messages get calibrators of their own (features.length_band):
-    a word or two is often as much Swahili as Sheng, and a reply of two to five words
-    ("something else", "na hizi je") leans on the conversation it answers, so the same raw
-    score is right less often there than on a sentence. The language head separates one or
-    two words from the rest; the intent head also separates three to five words.
+    With `bands` > 1, messages of one or two words get a calibrator of their own
+    (features.length_band): a word or two is often as much Swahili as Sheng, and the same
+    raw score is right less often there than on a sentence (the language head).
     """
 
     def __init__(self, bands: int = 1, calibrated: bool = True, balanced: bool = False) -> None:
