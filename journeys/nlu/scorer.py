@@ -301,7 +301,8 @@ def score(
         raw = z / z.sum()
         best = int(raw.argmax())
         top = float(raw[best])
-        xs, ys = head.curves[band if head.banded and band < len(head.curves) else 0]
+        # A head calibrated by fewer bands reads its last (longest) band for the rest.
+        xs, ys = head.curves[min(band, len(head.curves) - 1) if head.banded else 0]
         confidence = float(np.interp(top, xs, ys))
         # The other labels share what the top one does not claim, in their own ratios.
         others = float(np.delete(raw, best).sum())  # not 1 - top: that loses digits near 1
