@@ -47,10 +47,9 @@ pytest:
 # properties at a few examples each (tests/hypothesis_profiles.py). The test databases
 # are kept between runs (--reuse-db; Django still applies new migrations to them), which
 # saves each worker a minute of migrating. CI runs `make test`, which runs everything on
-# fresh databases. Measured on a shared machine (load 4): 94 s of CPU in pytest plus 10 s
-# in PostgreSQL for 906 tests (was 136 + 9), so roughly a minute of wall time on 2 quiet
-# cores (estimated); nothing in it waits on real time (emulators stop within 50 ms, the
-# campaign rate gate takes a movable clock).
+# fresh databases. Measured on 2 quiet cores (load 0.04): 930 tests in 69 s wall, 75 s of
+# CPU in pytest (was 180 s wall, 143 s CPU for 906); nothing in it waits on real time
+# (emulators stop within 50 ms, the campaign rate gate takes a movable clock).
 FAST_MARKERS := (unit or engine) and not launcher and not deploy and not process and not build and not transcript
 test-fast: install
 	$(PYCACHE) $(BIN)/pytest -p xdist -n $${PYTEST_WORKERS:-2} -m "$(FAST_MARKERS)" \
