@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from uuid import UUID
 
-from django.db.models import Count, OuterRef, Q, Subquery
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from tenants.models import Tenant
@@ -17,19 +17,19 @@ from tulia.handoff.models import AgentPresence, HandoffTicket, TicketStatus
 from tulia.handoff.policy import AgentLoad, DeskSnapshot, Presence
 
 
+def _count(tickets: QuerySet[HandoffTicket]) -> Coalesce:
+    """How many `tickets`, as a scalar subquery of the outer query (0 when none)."""
+    counted = tickets.order_by().values("tenant_id").annotate(n=Count("id")).values("n")
+    return Coalesce(Subquery(counted), 0)
+
+
 def agent_loads(tenant_id: UUID, default_capacity: int) -> tuple[AgentLoad, ...]:
-    assigned = (
-        HandoffTicket.objects.filter(
-            tenant_id=tenant_id, status=TicketStatus.ASSIGNED, assigned_to_id=OuterRef("user_id")
-        )
-        .order_by()
-        .values("assigned_to_id")
-        .annotate(n=Count("id"))
-        .values("n")
+    assigned = HandoffTicket.objects.filter(
+        tenant_id=tenant_id, status=TicketStatus.ASSIGNED, assigned_to_id=OuterRef("user_id")
     )
     presences = (
         AgentPresence.objects.filter(tenant_id=tenant_id)
-        .annotate(active=Coalesce(Subquery(assigned), 0))
+        .annotate(active=_count(assigned))
         .order_by("user_id")
     )
     return tuple(
@@ -52,16 +52,10 @@ def queue_facts(tenant_id: UUID, conversation_id: int, customer_id: int) -> tupl
         .order_by("-assigned_at")
         .values("assigned_to_id")[:1]
     )
-    waiting = (
-        HandoffTicket.objects.filter(tenant_id=tenant_id, status=TicketStatus.OPEN)
-        .order_by()
-        .values("tenant_id")
-        .annotate(n=Count("id"))
-        .values("n")
-    )
+    waiting = HandoffTicket.objects.filter(tenant_id=tenant_id, status=TicketStatus.OPEN)
     row = (
         Tenant.objects.filter(pk=tenant_id)
-        .values(previous=Subquery(previous), waiting=Coalesce(Subquery(waiting), 0))
+        .values(previous=Subquery(previous), waiting=_count(waiting))
         .get()
     )
     return row["previous"], row["waiting"]
