@@ -71,7 +71,7 @@ class FlowTurn:
     @property
     def sale(self) -> SalePart:
         """The sale as this turn has left it so far (stored part and this turn's fields)."""
-        return merge_part(self.state["sale"], cast(SalePart, self.updates.get("sale", {})))
+        return cast(SalePart, self.get("sale"))
 
     def set(self, **fields: Any) -> None:
         """Fields to update; a nested part's fields merge with what was set before."""
